@@ -1,0 +1,64 @@
+"""The public bounds query: numeric where the ranges are numeric, symbolic in size
+symbols where they are not."""
+
+from __future__ import annotations
+
+from indexalg.analysis.context import INF, NEG_INF, Context, context_for
+from indexalg.analysis.interval import interval
+from indexalg.analysis.symbolic import mentions_dependent, sym_bound
+from indexalg.errors import ExprTypeError
+from indexalg.expr import Expr, Integer, integer
+from indexalg.ranges import RangesLike
+
+__all__ = ["bounds", "bounds_in"]
+
+
+def bounds_in(e: Expr, ctx: Context) -> tuple[Expr | None, Expr | None]:
+    """Inclusive (lo, hi) of ``e`` under ``ctx``: Integer nodes, symbolic expressions over
+    size symbols, or None for an unbounded side."""
+    lo, hi = interval(e, ctx)
+    out_lo: Expr | None = None if lo == NEG_INF else integer(int(lo))
+    out_hi: Expr | None = None if hi == INF else integer(int(hi))
+    symbolic = mentions_dependent(e, ctx)
+    if out_lo is None or symbolic:
+        out_lo = _prefer(out_lo, _symbolic(e, ctx, upper=False), ctx, upper=False)
+    if out_hi is None or symbolic:
+        out_hi = _prefer(out_hi, _symbolic(e, ctx, upper=True), ctx, upper=True)
+    return out_lo, out_hi
+
+
+def _prefer(num: Expr | None, sym: Expr | None, ctx: Context, *, upper: bool) -> Expr | None:
+    """The symbolic bound unless the numeric one is provably at least as tight."""
+    if sym is None:
+        return num
+    if num is None:
+        return sym
+    s_lo, s_hi = interval(sym, ctx)
+    if upper:
+        return num if num.payload <= s_lo else sym
+    return num if num.payload >= s_hi else sym
+
+
+def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
+    b = sym_bound(e, ctx, upper=upper)
+    if b is None or b is e:
+        # e itself is a (trivial) bound only when it mentions no ranged symbol
+        if b is e and not any(s in ctx.ranges for s in e.free_symbols):
+            return e
+        return None
+    if type(b) is Integer:
+        return b
+    # a bound that still mentions unranged or size symbols is useful as is
+    return b
+
+
+def bounds(e: Expr, ranges: RangesLike = None) -> tuple[Expr | None, Expr | None]:
+    """Inclusive bounds ``(lo, hi)`` of an integer expression under ``ranges``.
+
+    Numeric bounds come back as :class:`~indexalg.expr.Integer` nodes, symbolic ones as
+    expressions over size symbols (with ``0 <= x < s0``, ``x + s0`` is in
+    ``[s0, 2*s0 - 1]``), and an unbounded side as None.
+    """
+    if not isinstance(e, Expr) or e.is_bool:
+        raise ExprTypeError(f"bounds() takes an integer expression, got {e!r}")
+    return bounds_in(e, context_for(ranges))

@@ -1,0 +1,174 @@
+"""Deciding claims with the analyses alone (the prover's first two tiers).
+
+``decide_in(claim, ctx)`` answers True (proven), False (disproven) or None (unknown) from
+interval bounds (numeric, then symbolic) and congruence facts.  Never guesses.
+"""
+
+from __future__ import annotations
+
+from indexalg.analysis.congruence import congruence
+from indexalg.analysis.context import Context, context_for
+from indexalg.analysis.interval import interval
+from indexalg.analysis.symbolic import mentions_dependent, sym_bound
+from indexalg.expr import (
+    And,
+    BoolConst,
+    Eq,
+    Expr,
+    Integer,
+    Le,
+    Lt,
+    Mod,
+    ModularIndexing,
+    Mul,
+    Ne,
+    Not,
+    Or,
+    add,
+)
+from indexalg.ranges import RangesLike
+
+__all__ = ["decide", "decide_in", "sign_of", "exact_divides"]
+
+
+def exact_divides(d: Expr, e: Expr) -> bool:
+    """True when ``d`` divides ``e`` as polynomials (every term of e a multiple of d, a
+    non-zero monomial).  Syntactic and sound; False means "not shown"."""
+    if type(d) is Integer:
+        q: int = d.payload
+        if q == 0:
+            return False
+        if type(e) is Integer:
+            return e.payload % q == 0
+        from indexalg.analysis.congruence import congruence as cg
+
+        m, r = cg(e)
+        return (m % q == 0 and r % q == 0) if m else r % q == 0
+    if type(d) is Mul:
+        dc, dfs = d.payload, d.args
+    elif type(d) in (Integer,):  # pragma: no cover
+        return False
+    elif d.is_bool:
+        return False
+    else:
+        dc, dfs = 1, (d,)
+    from indexalg.expr import Add
+
+    terms = e.args if type(e) is Add else (e,)
+    if type(e) is Add and e.payload % dc != 0:
+        return False
+    if type(e) is Add and e.payload != 0:
+        return False  # a non-zero constant is not a multiple of a non-constant monomial
+    for t in terms:
+        tc, tfs = (t.payload, t.args) if type(t) is Mul else (1, (t,))
+        if tc % dc != 0:
+            return False
+        rest = list(tfs)
+        for f in dfs:
+            if f in rest:
+                rest.remove(f)
+            else:
+                return False
+    return True
+
+
+def sign_of(e: Expr, ctx: Context) -> tuple[bool, bool]:
+    """(provably > 0, provably < 0)."""
+    lo, hi = interval(e, ctx)
+    return lo > 0, hi < 0
+
+
+def _lower_ge(d: Expr, k: int, ctx: Context) -> bool:
+    """Proven: d >= k at every in-range point."""
+    lo, _ = interval(d, ctx)
+    if lo >= k:
+        return True
+    if mentions_dependent(d, ctx):
+        b = sym_bound(d, ctx, upper=False)
+        if b is not None and interval(b, ctx)[0] >= k:
+            return True
+    return False
+
+
+def _upper_le(d: Expr, k: int, ctx: Context) -> bool:
+    """Proven: d <= k at every in-range point."""
+    _, hi = interval(d, ctx)
+    if hi <= k:
+        return True
+    if mentions_dependent(d, ctx):
+        b = sym_bound(d, ctx, upper=True)
+        if b is not None and interval(b, ctx)[1] <= k:
+            return True
+    return False
+
+
+def _decide_eq(a: Expr, b: Expr, ctx: Context) -> tuple[bool | None, str]:
+    d = add(a, -1 * b) if type(b) is not Integer else add(a, -b.payload)
+    if type(d) is Integer:
+        return d.payload == 0, "interval"
+    if type(d) in (Mod, ModularIndexing):
+        if type(d) is Mod and exact_divides(d.args[1], d.args[0]):
+            return True, "congruence"
+    if _lower_ge(d, 1, ctx) or _upper_le(d, -1, ctx):
+        return False, "interval"
+    if _lower_ge(d, 0, ctx) and _upper_le(d, 0, ctx):
+        return True, "interval"
+    m, r = congruence(d)
+    if m == 0:
+        return r == 0, "congruence"
+    if r != 0:
+        return False, "congruence"
+    return None, ""
+
+
+def _decide(claim: Expr, ctx: Context) -> tuple[bool | None, str]:
+    t = type(claim)
+    if t is BoolConst:
+        return bool(claim.payload), "interval"
+    if t is Lt or t is Le:
+        a, b = claim.args
+        d = add(b, -1 * a) if type(a) is not Integer else add(b, -a.payload)
+        k = 1 if t is Lt else 0
+        if _lower_ge(d, k, ctx):
+            return True, "interval"
+        if _upper_le(d, k - 1, ctx):
+            return False, "interval"
+        return None, ""
+    if t is Eq or t is Ne:
+        v, tier = _decide_eq(claim.args[0], claim.args[1], ctx)
+        if v is None:
+            return None, ""
+        return (v if t is Eq else not v), tier
+    if t is Not:
+        v, tier = _decide(claim.args[0], ctx)
+        return (None, "") if v is None else (not v, tier)
+    if t is And or t is Or:
+        unknown = False
+        tiers: list[str] = []
+        for a in claim.args:
+            v, tier = _decide(a, ctx)
+            if v is None:
+                unknown = True
+                continue
+            tiers.append(tier)
+            if v is (t is Or):  # And: a False decides; Or: a True decides
+                return v, tier
+        if unknown:
+            return None, ""
+        return (t is And), ("congruence" if "congruence" in tiers else "interval")
+    return None, ""
+
+
+def decide_in(claim: Expr, ctx: Context) -> bool | None:
+    """True / False / None (unknown) for a claim under a context."""
+    return _decide(claim, ctx)[0]
+
+
+def decide(claim: Expr, ranges: RangesLike = None) -> tuple[bool | None, str]:
+    """Tiers 1-2 of the prover: ``(True|False, tier)`` when intervals or congruence decide
+    the claim, ``(None, "")`` otherwise; ``tier`` is ``"interval"`` or ``"congruence"``."""
+    if not isinstance(claim, Expr) or not claim.is_bool:
+        from indexalg.errors import ExprTypeError
+
+        raise ExprTypeError(f"decide() takes a claim, got {claim!r}")
+    return _decide(claim, context_for(ranges))

@@ -1,0 +1,298 @@
+"""Numeric interval bounds: for every op, ``[lo, hi]`` with ints or ±inf, sound under the
+context's ranges (every value the expression takes at an in-range point where it is
+defined lies inside).  One handler per node class; results cached per context."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from indexalg.analysis.context import INF, NEG_INF, Context, Num
+from indexalg.expr import (
+    Add,
+    And,
+    BoolConst,
+    CeilDiv,
+    CleanDiv,
+    Eq,
+    Expr,
+    FloorDiv,
+    Integer,
+    Le,
+    Lt,
+    Max,
+    Min,
+    Mod,
+    ModularIndexing,
+    Mul,
+    Ne,
+    Not,
+    Or,
+    Symbol,
+    Where,
+    Wild,
+)
+
+__all__ = ["interval", "INTERVAL_TABLE", "imul", "ifloordiv", "imod"]
+
+Interval = tuple[Num, Num]
+Handler = Callable[[Expr, Context], Interval]
+
+_FULL: Interval = (NEG_INF, INF)
+_BOOL: Interval = (0, 1)
+
+
+def interval(e: Expr, ctx: Context) -> Interval:
+    """Numeric bounds of ``e`` under ``ctx`` (claims: within [0, 1])."""
+    hit = ctx.num_cache.get(e)
+    if hit is not None:
+        return hit
+    r = INTERVAL_TABLE[type(e)](e, ctx)
+    ctx.num_cache[e] = r
+    return r
+
+
+def _mul_num(a: Num, b: Num) -> Num:
+    if a == 0 or b == 0:
+        return 0
+    return a * b
+
+
+def imul(a: Interval, b: Interval) -> Interval:
+    """Product of two intervals."""
+    if a[0] == a[1] == 0 or b[0] == b[1] == 0:
+        return 0, 0
+    cs = (_mul_num(a[0], b[0]), _mul_num(a[0], b[1]), _mul_num(a[1], b[0]), _mul_num(a[1], b[1]))
+    return min(cs), max(cs)
+
+
+def _fdiv(a: Num, b: Num) -> Num:
+    """floor(a / b) for b > 0 finite or infinite, a possibly infinite."""
+    if a == INF or a == NEG_INF:
+        return a if b != INF else (0 if a > 0 else -1)  # inf/inf: limit irrelevant, safe side
+    if b == INF:
+        return 0 if a >= 0 else -1
+    return int(a) // int(b)
+
+
+def _floordiv_pos(a: Interval, b: Interval) -> Interval:
+    """floor(a / b) for b in [b0, b1] with b0 >= 1."""
+    a0, a1 = a
+    b0, b1 = b
+    lo = a0 if a0 == NEG_INF else (_fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0))
+    hi = a1 if a1 == INF else (_fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1))
+    return lo, hi
+
+
+def ifloordiv(a: Interval, b: Interval) -> Interval:
+    """floor(a / b) over the non-zero divisors in ``b``."""
+    parts: list[Interval] = []
+    if b[1] >= 1:
+        parts.append(_floordiv_pos(a, (max(b[0], 1), b[1])))
+    if b[0] <= -1:
+        # floor(a / b) = floor(-a / -b)
+        parts.append(_floordiv_pos((-a[1], -a[0]), (-min(b[1], -1), -b[0])))
+    if not parts:
+        return _FULL  # only b == 0: undefined everywhere
+    return min(p[0] for p in parts), max(p[1] for p in parts)
+
+
+def imod(a: Interval, b: Interval) -> Interval:
+    """a mod b (sign of b) over the non-zero divisors in ``b``."""
+    parts: list[Interval] = []
+    if b[1] >= 1:
+        b0, b1 = max(b[0], 1), b[1]
+        if a[0] >= 0 and a[1] < b0:
+            parts.append(a)  # already reduced
+        elif (
+            a[0] != NEG_INF
+            and a[1] != INF
+            and b0 == b1
+            and _fdiv(a[0], b0) == _fdiv(a[1], b0)
+        ):
+            k = _fdiv(a[0], b0)
+            parts.append((a[0] - k * b0, a[1] - k * b0))
+        else:
+            hi = b1 - 1
+            if a[0] >= 0 and a[1] < hi:
+                hi = a[1]
+            parts.append((0, hi))
+    if b[0] <= -1:
+        b0, b1 = b[0], min(b[1], -1)
+        if a[1] <= 0 and a[0] > b1:
+            parts.append(a)
+        else:
+            lo = b0 + 1
+            if a[1] <= 0 and a[0] > lo:
+                lo = a[0]
+            parts.append((lo, 0))
+    if not parts:
+        return _FULL
+    return min(p[0] for p in parts), max(p[1] for p in parts)
+
+
+def _integer(e: Expr, ctx: Context) -> Interval:
+    v: int = e.payload
+    return v, v
+
+
+def _symbol(e: Expr, ctx: Context) -> Interval:
+    return ctx.symbol_interval(e)
+
+
+def _add(e: Expr, ctx: Context) -> Interval:
+    lo: Num = e.payload
+    hi: Num = e.payload
+    terms = e.args
+    paired = _decorrelate(terms, ctx)
+    if paired is not None:
+        (plo, phi), used = paired
+        lo += plo
+        hi += phi
+        terms = tuple(t for i, t in enumerate(terms) if i not in used)
+    for t in terms:
+        tl, th = interval(t, ctx)
+        lo += tl
+        hi += th
+    return lo, hi
+
+
+def _split_term(t: Expr) -> tuple[int, Expr]:
+    if type(t) is Mul and len(t.args) == 1:
+        return t.payload, t.args[0]
+    return 1, t
+
+
+def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[int]] | None:
+    """``a*x + b*(x // c)`` bounded as ``(a*c + b)*(x // c) + a*(x mod c)``: the two terms
+    are correlated, so bounding them separately is loose (Inductor gives ``x - x//2`` on
+    [0, 1023] the bounds [-511, 1023]; the pair gives [0, 512])."""
+    if len(terms) < 2:
+        return None
+    index = {}
+    for i, t in enumerate(terms):
+        c, m = _split_term(t)
+        index[m] = (i, c)
+    for j, t in enumerate(terms):
+        b, q = _split_term(t)
+        if type(q) is not FloorDiv:
+            continue
+        x, cdiv = q.args
+        if type(cdiv) is not Integer or cdiv.payload < 1:
+            continue
+        hit = index.get(x)
+        if hit is None:
+            continue
+        i, a = hit
+        c = cdiv.payload
+        qi = interval(q, ctx)
+        k = a * c + b
+        part = imul(qi, (k, k))
+        rem = imul((0, c - 1), (a, a))
+        return (part[0] + rem[0], part[1] + rem[1]), {i, j}
+    return None
+
+
+def _mul(e: Expr, ctx: Context) -> Interval:
+    c: int = e.payload
+    args = e.args
+    acc = interval(args[0], ctx)
+    if len(args) > 1:
+        for f in args[1:]:
+            # a repeated factor is a square: non-negative
+            acc = imul(acc, interval(f, ctx))
+        if len(args) == 2 and args[0] is args[1] and acc[0] < 0:
+            acc = (0, acc[1])
+    return imul(acc, (c, c))
+
+
+def _floordiv(e: Expr, ctx: Context) -> Interval:
+    a, b = e.args
+    return ifloordiv(interval(a, ctx), interval(b, ctx))
+
+
+def _ceildiv(e: Expr, ctx: Context) -> Interval:
+    a, b = e.args
+    lo, hi = interval(a, ctx)
+    q = ifloordiv((-hi, -lo), interval(b, ctx))
+    return -q[1], -q[0]
+
+
+def _mod(e: Expr, ctx: Context) -> Interval:
+    a, b = e.args
+    return imod(interval(a, ctx), interval(b, ctx))
+
+
+def _modular_indexing(e: Expr, ctx: Context) -> Interval:
+    a, d, m = e.args
+    dv = interval(d, ctx)
+    mv = interval(m, ctx)
+    q = ifloordiv(interval(a, ctx), (max(dv[0], 1), max(dv[1], 1)))
+    return imod(q, (max(mv[0], 1), max(mv[1], 1)))
+
+
+def _min(e: Expr, ctx: Context) -> Interval:
+    ivs = [interval(a, ctx) for a in e.args]
+    return min(i[0] for i in ivs), min(i[1] for i in ivs)
+
+
+def _max(e: Expr, ctx: Context) -> Interval:
+    ivs = [interval(a, ctx) for a in e.args]
+    return max(i[0] for i in ivs), max(i[1] for i in ivs)
+
+
+def _where(e: Expr, ctx: Context) -> Interval:
+    from indexalg.analysis.refine import refine
+
+    c, a, b = e.args
+    from indexalg.analysis.decide import decide_in
+
+    verdict = decide_in(c, ctx)
+    if verdict is True:
+        return interval(a, ctx)
+    if verdict is False:
+        return interval(b, ctx)
+    ctx_a = refine(ctx, c, True)
+    ctx_b = refine(ctx, c, False)
+    ia_ = interval(a, ctx_a) if ctx_a is not None else None
+    ib_ = interval(b, ctx_b) if ctx_b is not None else None
+    if ia_ is None and ib_ is None:
+        return _FULL
+    if ia_ is None:
+        assert ib_ is not None
+        return ib_
+    if ib_ is None:
+        return ia_
+    return min(ia_[0], ib_[0]), max(ia_[1], ib_[1])
+
+
+def _bool(e: Expr, ctx: Context) -> Interval:
+    return _BOOL
+
+
+def _wild(e: Expr, ctx: Context) -> Interval:
+    return _FULL
+
+
+INTERVAL_TABLE: dict[type[Expr], Handler] = {
+    Integer: _integer,
+    Symbol: _symbol,
+    Wild: _wild,
+    Add: _add,
+    Mul: _mul,
+    FloorDiv: _floordiv,
+    CleanDiv: _floordiv,
+    CeilDiv: _ceildiv,
+    Mod: _mod,
+    ModularIndexing: _modular_indexing,
+    Min: _min,
+    Max: _max,
+    Where: _where,
+    BoolConst: _bool,
+    Lt: _bool,
+    Le: _bool,
+    Eq: _bool,
+    Ne: _bool,
+    And: _bool,
+    Or: _bool,
+    Not: _bool,
+}

@@ -1,0 +1,178 @@
+"""Symbolic bounds: bound an expression by an expression over size symbols.
+
+With ``0 <= x < s0`` the numeric upper bound of ``x + s0`` is infinite, but its symbolic
+bound is ``2*s0 - 1``.  :func:`sym_bound` replaces every *dependent* symbol (one whose range
+refers to other symbols) by its bound on the side that maximises (or minimises) the
+expression, keeps the other symbols, and lets the canonical sum cancel what cancels:
+``s0 - x`` has the lower bound ``s0 - (s0 - 1) = 1``.  Callers then bound the result
+numerically.  Sound, not complete: an op it cannot bound gives ``None``.
+"""
+
+from __future__ import annotations
+
+from indexalg.analysis.context import INF, NEG_INF, Context
+from indexalg.expr import (
+    Add,
+    CeilDiv,
+    CleanDiv,
+    Expr,
+    FloorDiv,
+    Integer,
+    Max,
+    Min,
+    Mod,
+    ModularIndexing,
+    Mul,
+    Symbol,
+    Where,
+    add,
+    integer,
+    mul,
+)
+
+__all__ = ["sym_bound", "mentions_dependent"]
+
+_DEPTH = 16
+
+
+def mentions_dependent(e: Expr, ctx: Context) -> bool:
+    if not ctx.dependent:
+        return False
+    return any(n in ctx.dependent for n in e.walk() if type(n) is Symbol)
+
+
+def _pick(a: Expr | None, b: Expr | None, ctx: Context, upper: bool) -> Expr | None:
+    """The looser of two bounds (for a union): max for upper bounds, min for lower."""
+    from indexalg.analysis.interval import interval
+
+    if a is None or b is None:
+        return None
+    if a is b:
+        return a
+    ia_, ib_ = interval(a, ctx), interval(b, ctx)
+    if upper:
+        if ia_[1] <= ib_[0]:
+            return b
+        if ib_[1] <= ia_[0]:
+            return a
+        return Max.make(a, b)
+    if ia_[1] <= ib_[0]:
+        return a
+    if ib_[1] <= ia_[0]:
+        return b
+    return Min.make(a, b)
+
+
+def _numeric(e: Expr, ctx: Context, upper: bool) -> Expr | None:
+    from indexalg.analysis.interval import interval
+
+    lo, hi = interval(e, ctx)
+    v = hi if upper else lo
+    if v == INF or v == NEG_INF:
+        return None
+    return integer(int(v))
+
+
+def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | None:
+    """An expression over non-dependent symbols bounding ``e`` from above (``upper``) or
+    below at every in-range point; None when no such bound is found."""
+    if depth > _DEPTH:
+        return None
+    t = type(e)
+    if t is Integer:
+        return e
+    if t is Symbol:
+        if e not in ctx.dependent:
+            return e
+        lo, hi = ctx.ranges.get_bounds(e)
+        b = hi if upper else lo
+        if b is None:
+            return None
+        return sym_bound(b, ctx, upper=upper, depth=depth + 1)
+    if not mentions_dependent(e, ctx):
+        return e
+    if t is Add:
+        parts: list[Expr] = [integer(e.payload)]
+        for term in e.args:
+            b = sym_bound(term, ctx, upper=upper, depth=depth + 1)
+            if b is None:
+                return None
+            parts.append(b)
+        return add(*parts)
+    if t is Mul:
+        c: int = e.payload
+        flip = c < 0
+        factors = e.args
+        if len(factors) == 1:
+            b = sym_bound(factors[0], ctx, upper=upper != flip, depth=depth + 1)
+            return None if b is None else mul(c, b)
+        from indexalg.analysis.interval import interval
+
+        if all(interval(f, ctx)[0] >= 0 for f in factors):
+            bs = [sym_bound(f, ctx, upper=upper != flip, depth=depth + 1) for f in factors]
+            if any(b is None for b in bs):
+                return _numeric(e, ctx, upper)
+            return mul(c, *bs)  # type: ignore[arg-type]
+        return _numeric(e, ctx, upper)
+    if t is FloorDiv or t is CleanDiv:
+        a, q = e.args
+        if type(q) is Integer and q.payload > 0:
+            b = sym_bound(a, ctx, upper=upper, depth=depth + 1)
+            return None if b is None else FloorDiv.make(b, q)
+        return _numeric(e, ctx, upper)
+    if t is CeilDiv:
+        a, q = e.args
+        if type(q) is Integer and q.payload > 0:
+            b = sym_bound(a, ctx, upper=upper, depth=depth + 1)
+            return None if b is None else CeilDiv.make(b, q)
+        return _numeric(e, ctx, upper)
+    if t is ModularIndexing or t is Mod:
+        if not upper:
+            if t is ModularIndexing:
+                return integer(0)
+            return _numeric(e, ctx, upper)
+        m = e.args[-1]
+        from indexalg.analysis.interval import interval
+
+        if interval(m, ctx)[0] >= 1:
+            bm = sym_bound(m, ctx, upper=True, depth=depth + 1)
+            num = _numeric(e, ctx, True)
+            if bm is None:
+                return num
+            sym = add(bm, -1)
+            return sym if num is None else _pick_tighter(sym, num, ctx)
+        return _numeric(e, ctx, upper)
+    if t is Min or t is Max:
+        bs = [sym_bound(a, ctx, upper=upper, depth=depth + 1) for a in e.args]
+        if (t is Min) == upper:
+            # upper bound of a Min (lower of a Max): any argument's bound will do
+            known = [b for b in bs if b is not None]
+            if not known:
+                return None
+            return Min.make(*known) if t is Min else Max.make(*known)
+        if any(b is None for b in bs):
+            return None
+        return Min.make(*bs) if t is Min else Max.make(*bs)  # type: ignore[arg-type]
+    if t is Where:
+        from indexalg.analysis.refine import refine
+
+        c, a, b = e.args
+        ca = refine(ctx, c, True)
+        cb = refine(ctx, c, False)
+        ba = None if ca is None else sym_bound(a, ca, upper=upper, depth=depth + 1)
+        bb = None if cb is None else sym_bound(b, cb, upper=upper, depth=depth + 1)
+        if ca is None:
+            return bb
+        if cb is None:
+            return ba
+        return _pick(ba, bb, ctx, upper)
+    return _numeric(e, ctx, upper)
+
+
+def _pick_tighter(a: Expr, b: Expr, ctx: Context) -> Expr:
+    """Of two upper bounds, the one provably smaller; ``a`` when neither is."""
+    from indexalg.analysis.interval import interval
+
+    if interval(b, ctx)[1] <= interval(a, ctx)[0]:
+        return b
+    return a

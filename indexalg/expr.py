@@ -1,0 +1,974 @@
+"""Interned, immutable expression nodes with one exact semantics.
+
+Every node is built through one factory, :func:`_intern`, that looks up
+``(class, payload, children)`` in a weak-value table: structurally equal expressions are
+the same object, so ``==`` is ``is`` and hashing is by identity.  Constructors do no
+simplification beyond folding literal integers and keeping sums and products in their
+canonical form:
+
+* a product is ``coeff * f1 * f2 * ...`` (:class:`Mul`): an integer coefficient (the
+  payload) and at least one non-integer factor, factors sorted, repeats kept; a product
+  with a sum in it is expanded, so every integer polynomial has one form;
+* a sum is ``t1 + t2 + ... + const`` (:class:`Add`): terms with distinct monomials sorted by
+  monomial, like terms combined, zero terms dropped, the integer constant as payload.
+
+The order is structural (:attr:`Expr.key`), never an object's id or hash, so printed output
+does not depend on PYTHONHASHSEED or on the order in which nodes were first built.
+
+Semantics (the evaluator, the analyses, the Z3 encoding and every printer share them):
+integers are unbounded; ``FloorDiv`` is Python ``//``, ``Mod`` is Python ``%``,
+``ModularIndexing(a, d, m)`` is ``(a // d) % m`` with ``d >= 1`` and ``m >= 1``, ``CeilDiv`` is
+the exact ceiling for any sign, ``CleanDiv`` evaluates as ``//`` and records that its producer
+asserted exact division.  Booleans are not integers.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from indexalg.errors import DivisionByZeroError, ExprTypeError, InvalidOperationError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = [
+    "Expr",
+    "Integer",
+    "Symbol",
+    "Wild",
+    "Add",
+    "Mul",
+    "FloorDiv",
+    "Mod",
+    "ModularIndexing",
+    "CeilDiv",
+    "CleanDiv",
+    "Min",
+    "Max",
+    "Where",
+    "BoolConst",
+    "Lt",
+    "Le",
+    "Eq",
+    "Ne",
+    "And",
+    "Or",
+    "Not",
+    "true",
+    "false",
+    "ExprLike",
+    "as_expr",
+    "symbols",
+    "integer",
+    "sympify_int",
+]
+
+ExprLike = Union["Expr", int]
+SortKey = tuple[Any, ...]
+
+_TABLE: weakref.WeakValueDictionary[tuple[Any, ...], Expr] = weakref.WeakValueDictionary()
+
+
+class Expr:
+    """An interned expression node.
+
+    ``args`` are the child expressions; ``payload`` is the node's non-expression data (an
+    integer value, a symbol name, a coefficient or constant).  Both are fixed at construction.
+    """
+
+    __slots__ = ("args", "payload", "key", "_facts", "__weakref__")
+
+    #: True for claims (comparisons, And/Or/Not, True/False); False for integer-valued nodes.
+    is_bool: ClassVar[bool] = False
+    #: Rank of the class in the structural order.
+    rank: ClassVar[int] = 100
+
+    args: tuple[Expr, ...]
+    payload: Any
+    key: SortKey
+    _facts: Any
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Expr:
+        raise TypeError(f"{cls.__name__} is abstract; build nodes with their constructors")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Nodes are complete when ``__new__`` returns them (interned)."""
+
+    # --- identity -----------------------------------------------------------------------
+    # Interned: default object identity is structural identity, so __eq__/__hash__ stay the
+    # fast built-in ones.
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.args, self.payload))
+
+    def __copy__(self) -> Expr:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Expr:
+        return self
+
+    def __bool__(self) -> bool:
+        raise ExprTypeError(
+            f"the truth value of {self} is not defined; use ia.prove(...) to decide a claim"
+        )
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        """The node with the same kind and payload over new children (constructors re-run)."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        from indexalg.printing import to_text
+
+        return to_text(self)
+
+    def __repr__(self) -> str:
+        return f"ia.parse({str(self)!r})"
+
+    # --- traversal ---------------------------------------------------------------------
+
+    def walk(self) -> Iterator[Expr]:
+        """Every node of the tree, pre-order, shared subtrees once."""
+        seen: set[int] = set()
+        stack: list[Expr] = [self]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            yield node
+            stack.extend(reversed(node.args))
+
+    @property
+    def free_symbols(self) -> tuple[Symbol, ...]:
+        """The symbols in the expression, sorted by name."""
+        syms = {n for n in self.walk() if type(n) is Symbol}
+        return tuple(sorted(syms, key=lambda s: s.name))  # type: ignore[attr-defined]
+
+    def count_ops(self) -> int:
+        """Number of operations (sum and product counted per binary operator)."""
+        n = 0
+        for node in self.walk():
+            if type(node) is Add:
+                n += len(node.args) - (1 if node.payload == 0 else 0)
+                n += sum(1 for t in node.args if type(t) is Mul and t.payload not in (1, -1))
+            elif type(node) is Mul:
+                n += len(node.args) - 1 + (1 if node.payload not in (1, -1) else 0)
+            elif node.args:
+                n += 1
+        return n
+
+    def subs(self, mapping: dict[Expr, ExprLike]) -> Expr:
+        """Replace nodes (usually symbols) by expressions, rebuilding bottom-up."""
+        table = {k: as_expr(v) for k, v in mapping.items()}
+        memo: dict[Expr, Expr] = {}
+
+        def go(e: Expr) -> Expr:
+            hit = table.get(e)
+            if hit is not None:
+                return hit
+            if not e.args:
+                return e
+            done = memo.get(e)
+            if done is not None:
+                return done
+            new = tuple(go(a) for a in e.args)
+            out = e if all(a is b for a, b in zip(new, e.args)) else e.rebuild(new)
+            memo[e] = out
+            return out
+
+        return go(self)
+
+    # --- operators (integer-valued nodes) ------------------------------------------------
+
+    def __add__(self, other: ExprLike) -> Expr:
+        return add(self, other)
+
+    def __radd__(self, other: ExprLike) -> Expr:
+        return add(other, self)
+
+    def __sub__(self, other: ExprLike) -> Expr:
+        return add(self, mul(-1, other))
+
+    def __rsub__(self, other: ExprLike) -> Expr:
+        return add(other, mul(-1, self))
+
+    def __mul__(self, other: ExprLike) -> Expr:
+        return mul(self, other)
+
+    def __rmul__(self, other: ExprLike) -> Expr:
+        return mul(other, self)
+
+    def __neg__(self) -> Expr:
+        return mul(-1, self)
+
+    def __pos__(self) -> Expr:
+        return self
+
+    def __floordiv__(self, other: ExprLike) -> Expr:
+        return FloorDiv(self, other)
+
+    def __rfloordiv__(self, other: ExprLike) -> Expr:
+        return FloorDiv(other, self)
+
+    def __mod__(self, other: ExprLike) -> Expr:
+        return Mod(self, other)
+
+    def __rmod__(self, other: ExprLike) -> Expr:
+        return Mod(other, self)
+
+    def __lt__(self, other: ExprLike) -> Expr:
+        return Lt(self, other)
+
+    def __le__(self, other: ExprLike) -> Expr:
+        return Le(self, other)
+
+    def __gt__(self, other: ExprLike) -> Expr:
+        return Lt(other, self)
+
+    def __ge__(self, other: ExprLike) -> Expr:
+        return Le(other, self)
+
+    def __and__(self, other: Expr) -> Expr:
+        return And(self, other)
+
+    def __or__(self, other: Expr) -> Expr:
+        return Or(self, other)
+
+    def __invert__(self) -> Expr:
+        return Not(self)
+
+
+def _rebuild(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
+    return _intern(cls, args, payload)
+
+
+def _intern(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
+    k = (cls, payload, args)
+    node = _TABLE.get(k)
+    if node is None:
+        node = object.__new__(cls)
+        node.args = args
+        node.payload = payload
+        node.key = (cls.rank, payload if payload is not None else 0, tuple(a.key for a in args))
+        node._facts = None
+        _TABLE[k] = node
+    return node
+
+
+def as_expr(value: object) -> Expr:
+    """An Expr from an Expr or a Python int (bool and float are refused)."""
+    if isinstance(value, Expr):
+        return value
+    if type(value) is int:
+        return integer(value)
+    if isinstance(value, bool):
+        raise ExprTypeError(f"booleans are not integers: got {value!r}")
+    if isinstance(value, int):
+        return integer(int(value))
+    if hasattr(value, "__index__") and not isinstance(value, float):
+        return integer(value.__index__())  # type: ignore[attr-defined]
+    raise ExprTypeError(f"expected an integer expression, got {type(value).__name__} {value!r}")
+
+
+def sympify_int(value: ExprLike) -> Expr:
+    """Alias of :func:`as_expr` for readers coming from sympy."""
+    return as_expr(value)
+
+
+def _int_operand(value: object, what: str) -> Expr:
+    e = as_expr(value)
+    if e.is_bool:
+        raise ExprTypeError(f"{what}: booleans are not integers: {e}")
+    return e
+
+
+def _bool_operand(value: object, what: str) -> Expr:
+    if isinstance(value, bool):
+        return true if value else false
+    if not isinstance(value, Expr) or not value.is_bool:
+        raise ExprTypeError(f"{what}: expected a claim (comparison or boolean), got {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Atoms
+
+
+class Integer(Expr):
+    """An integer literal (unbounded)."""
+
+    __slots__ = ()
+    rank = 0
+
+    def __new__(cls, value: int) -> Integer:  # type: ignore[misc]
+        return as_expr(value)  # type: ignore[return-value]
+
+    @property
+    def value(self) -> int:
+        v: int = self.payload
+        return v
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return self
+
+
+_SMALL: list[Expr] = []
+
+
+def integer(value: int) -> Expr:
+    """The interned :class:`Integer` with this value."""
+    if -5 <= value <= 256 and _SMALL:
+        return _SMALL[value + 5]
+    return _intern(Integer, (), value)
+
+
+_SMALL.extend(_intern(Integer, (), v) for v in range(-5, 257))
+
+
+class Symbol(Expr):
+    """A named integer variable; its range comes from context, never from the node."""
+
+    __slots__ = ()
+    rank = 1
+
+    def __new__(cls, name: str) -> Symbol:  # type: ignore[misc]
+        return _symbol(name)  # type: ignore[return-value]
+
+    @property
+    def name(self) -> str:
+        n: str = self.payload
+        return n
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return self
+
+
+def _symbol(name: str) -> Expr:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise InvalidOperationError(f"symbol names must be identifiers, got {name!r}")
+    return _intern(Symbol, (), name)
+
+
+class Wild(Expr):
+    """A pattern variable in a rewrite rule: ``Wild("x")`` matches any integer expression,
+    ``Wild("c1", const=True)`` matches only integer literals."""
+
+    __slots__ = ()
+    rank = 2
+
+    def __new__(cls, name: str, *, const: bool = False) -> Wild:  # type: ignore[misc]
+        return wild(name, const=const)  # type: ignore[return-value]
+
+    @property
+    def name(self) -> str:
+        n: str = self.payload[0]
+        return n
+
+    @property
+    def const(self) -> bool:
+        c: bool = self.payload[1]
+        return c
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return self
+
+
+def wild(name: str, *, const: bool = False) -> Expr:
+    return _intern(Wild, (), (name, const))
+
+
+def symbols(names: str) -> tuple[Expr, ...]:
+    """``x, y = ia.symbols("x y")`` (names separated by spaces or commas)."""
+    parts = [p for p in names.replace(",", " ").split() if p]
+    return tuple(_symbol(p) for p in parts)
+
+
+# ---------------------------------------------------------------------------------------
+# Sums and products (canonical form)
+
+
+class Add(Expr):
+    """``t1 + t2 + ... + const``: terms with distinct monomials, sorted; ``payload`` is the
+    integer constant.  At least two summands (counting a non-zero constant)."""
+
+    __slots__ = ()
+    rank = 10
+
+    def __new__(cls, *operands: ExprLike) -> Add:  # type: ignore[misc]
+        return add(*operands)  # type: ignore[return-value]
+
+    @property
+    def const(self) -> int:
+        c: int = self.payload
+        return c
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return add(self.payload, *args)
+
+
+class Mul(Expr):
+    """``coeff * f1 * f2 * ...``: ``payload`` is the integer coefficient, ``args`` the sorted
+    non-integer, non-sum factors (repeats kept).  ``2*x`` is ``Mul`` with coefficient 2."""
+
+    __slots__ = ()
+    rank = 11
+
+    def __new__(cls, *operands: ExprLike) -> Mul:  # type: ignore[misc]
+        return mul(*operands)  # type: ignore[return-value]
+
+    @property
+    def coeff(self) -> int:
+        c: int = self.payload
+        return c
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return mul(self.payload, *args)
+
+
+def _term_parts(t: Expr) -> tuple[int, tuple[Expr, ...]]:
+    """A non-sum term as (coefficient, monomial factors)."""
+    if type(t) is Mul:
+        return t.payload, t.args
+    return 1, (t,)
+
+
+def _make_term(coeff: int, factors: tuple[Expr, ...]) -> Expr:
+    if not factors:
+        return integer(coeff)
+    if coeff == 1 and len(factors) == 1:
+        return factors[0]
+    return _intern(Mul, factors, coeff)
+
+
+def _mono_key(factors: tuple[Expr, ...]) -> tuple[SortKey, ...]:
+    return tuple(f.key for f in factors)
+
+
+def _build_sum(const: int, acc: dict[tuple[Expr, ...], int]) -> Expr:
+    items = [(f, c) for f, c in acc.items() if c != 0]
+    if not items:
+        return integer(const)
+    if len(items) > 1:
+        items.sort(key=lambda fc: _mono_key(fc[0]))
+    if len(items) == 1 and const == 0:
+        return _make_term(items[0][1], items[0][0])
+    return _intern(Add, tuple(_make_term(c, f) for f, c in items), const)
+
+
+def add(*operands: ExprLike) -> Expr:
+    """The canonical sum of the operands."""
+    const = 0
+    acc: dict[tuple[Expr, ...], int] = {}
+    for x in operands:
+        if type(x) is int:
+            const += x
+            continue
+        e = _int_operand(x, "+")
+        tx = type(e)
+        if tx is Integer:
+            const += e.payload
+        elif tx is Add:
+            const += e.payload
+            for t in e.args:
+                c, f = _term_parts(t)
+                acc[f] = acc.get(f, 0) + c
+        else:
+            c, f = _term_parts(e)
+            acc[f] = acc.get(f, 0) + c
+    return _build_sum(const, acc)
+
+
+def mul(*operands: ExprLike) -> Expr:
+    """The canonical product of the operands (sums distributed)."""
+    coeff = 1
+    factors: list[Expr] = []
+    sums: list[Expr] = []
+    for x in operands:
+        if type(x) is int:
+            coeff *= x
+            continue
+        e = _int_operand(x, "*")
+        tx = type(e)
+        if tx is Integer:
+            coeff *= e.payload
+        elif tx is Mul:
+            coeff *= e.payload
+            factors.extend(e.args)
+        elif tx is Add:
+            sums.append(e)
+        else:
+            factors.append(e)
+    if coeff == 0:
+        return integer(0)
+    if len(factors) > 1:
+        factors.sort(key=lambda f: f.key)
+    if not sums:
+        return _make_term(coeff, tuple(factors))
+    # Distribute: (sum of terms) built as coefficient -> monomial accumulation.
+    terms: list[tuple[int, tuple[Expr, ...]]] = [(coeff, tuple(factors))]
+    for s in sums:
+        parts: list[tuple[int, tuple[Expr, ...]]] = [_term_parts(t) for t in s.args]
+        if s.payload:
+            parts.append((s.payload, ()))
+        terms = [(c1 * c2, f1 + f2) for c1, f1 in terms for c2, f2 in parts]
+    const = 0
+    acc: dict[tuple[Expr, ...], int] = {}
+    for c, f in terms:
+        if not f:
+            const += c
+            continue
+        if len(f) > 1:
+            f = tuple(sorted(f, key=lambda g: g.key))
+        acc[f] = acc.get(f, 0) + c
+    return _build_sum(const, acc)
+
+
+# ---------------------------------------------------------------------------------------
+# Division and remainder
+
+
+def _floordiv_int(a: int, b: int) -> int:
+    if b == 0:
+        raise DivisionByZeroError(f"division by zero: {a} // 0")
+    return a // b
+
+
+class _Binary(Expr):
+    __slots__ = ()
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+
+
+class FloorDiv(_Binary):
+    """``FloorDiv(a, b)`` = ⌊a / b⌋ (Python ``//``); b = 0 is an error."""
+
+    __slots__ = ()
+    rank = 20
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> FloorDiv:  # type: ignore[misc]
+        return cls.make(a, b)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(a: ExprLike, b: ExprLike) -> Expr:
+        x = _int_operand(a, "FloorDiv")
+        y = _int_operand(b, "FloorDiv")
+        if type(y) is Integer:
+            if y.payload == 0:
+                raise DivisionByZeroError(f"division by zero: FloorDiv({x}, 0)")
+            if type(x) is Integer:
+                return integer(x.payload // y.payload)
+        return _intern(FloorDiv, (x, y), None)
+
+
+class Mod(_Binary):
+    """``Mod(a, b)`` = a − b·⌊a / b⌋ (Python ``%``: the sign of b); b = 0 is an error."""
+
+    __slots__ = ()
+    rank = 21
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Mod:  # type: ignore[misc]
+        return cls.make(a, b)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(a: ExprLike, b: ExprLike) -> Expr:
+        x = _int_operand(a, "Mod")
+        y = _int_operand(b, "Mod")
+        if type(y) is Integer:
+            if y.payload == 0:
+                raise DivisionByZeroError(f"remainder by zero: Mod({x}, 0)")
+            if type(x) is Integer:
+                return integer(x.payload % y.payload)
+        return _intern(Mod, (x, y), None)
+
+
+class CeilDiv(_Binary):
+    """``CeilDiv(a, b)`` = ⌈a / b⌉ for any sign of b (= −⌊−a / b⌋); b = 0 is an error."""
+
+    __slots__ = ()
+    rank = 22
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> CeilDiv:  # type: ignore[misc]
+        return cls.make(a, b)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(a: ExprLike, b: ExprLike) -> Expr:
+        x = _int_operand(a, "CeilDiv")
+        y = _int_operand(b, "CeilDiv")
+        if type(y) is Integer:
+            if y.payload == 0:
+                raise DivisionByZeroError(f"division by zero: CeilDiv({x}, 0)")
+            if type(x) is Integer:
+                return integer(-((-x.payload) // y.payload))
+        return _intern(CeilDiv, (x, y), None)
+
+
+class CleanDiv(_Binary):
+    """``CleanDiv(a, b)`` evaluates as ⌊a / b⌋; its producer asserted that b divides a.
+    Rules may rely on that assertion only where it is proven."""
+
+    __slots__ = ()
+    rank = 23
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> CleanDiv:  # type: ignore[misc]
+        return cls.make(a, b)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(a: ExprLike, b: ExprLike) -> Expr:
+        x = _int_operand(a, "CleanDiv")
+        y = _int_operand(b, "CleanDiv")
+        if type(y) is Integer:
+            if y.payload == 0:
+                raise DivisionByZeroError(f"division by zero: CleanDiv({x}, 0)")
+            if type(x) is Integer:
+                return integer(x.payload // y.payload)
+        return _intern(CleanDiv, (x, y), None)
+
+
+class ModularIndexing(Expr):
+    """``ModularIndexing(a, d, m)`` = ``(a // d) % m`` (Python semantics), defined only for
+    d ≥ 1 and m ≥ 1; its value lies in [0, m)."""
+
+    __slots__ = ()
+    rank = 24
+
+    def __new__(  # type: ignore[misc]
+        cls, a: ExprLike, d: ExprLike, m: ExprLike
+    ) -> ModularIndexing:
+        return cls.make(a, d, m)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(a: ExprLike, d: ExprLike, m: ExprLike) -> Expr:
+        x = _int_operand(a, "ModularIndexing")
+        dd = _int_operand(d, "ModularIndexing")
+        mm = _int_operand(m, "ModularIndexing")
+        if type(dd) is Integer and dd.payload < 1:
+            raise InvalidOperationError(
+                f"ModularIndexing divisor must be >= 1, got {dd.payload}"
+            )
+        if type(mm) is Integer and mm.payload < 1:
+            raise InvalidOperationError(
+                f"ModularIndexing modulus must be >= 1, got {mm.payload}"
+            )
+        if type(x) is Integer and type(dd) is Integer and type(mm) is Integer:
+            return integer((x.payload // dd.payload) % mm.payload)
+        return _intern(ModularIndexing, (x, dd, mm), None)
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return ModularIndexing.make(*args)
+
+
+# ---------------------------------------------------------------------------------------
+# Min / Max
+
+
+class _MinMax(Expr):
+    __slots__ = ()
+    _pick: ClassVar[Any]
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+
+    @classmethod
+    def _make(cls, operands: tuple[ExprLike, ...]) -> Expr:
+        if not operands:
+            raise InvalidOperationError(f"{cls.__name__} needs at least one argument")
+        lit: int | None = None
+        seen: dict[Expr, None] = {}
+        stack = list(operands)
+        while stack:
+            x = stack.pop()
+            e = _int_operand(x, cls.__name__)
+            if type(e) is cls:
+                stack.extend(e.args)
+            elif type(e) is Integer:
+                lit = e.payload if lit is None else cls._pick(lit, e.payload)
+            else:
+                seen[e] = None
+        items = list(seen)
+        if lit is not None:
+            items.append(integer(lit))
+        if len(items) == 1:
+            return items[0]
+        items.sort(key=lambda f: f.key)
+        return _intern(cls, tuple(items), None)
+
+
+class Min(_MinMax):
+    """The least of its arguments (n-ary, arguments sorted and distinct)."""
+
+    __slots__ = ()
+    rank = 30
+    _pick = min
+
+    def __new__(cls, *operands: ExprLike) -> Min:  # type: ignore[misc]
+        return cls._make(operands)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, *operands: ExprLike) -> Expr:
+        return cls._make(operands)
+
+
+class Max(_MinMax):
+    """The greatest of its arguments (n-ary, arguments sorted and distinct)."""
+
+    __slots__ = ()
+    rank = 31
+    _pick = max
+
+    def __new__(cls, *operands: ExprLike) -> Max:  # type: ignore[misc]
+        return cls._make(operands)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, *operands: ExprLike) -> Expr:
+        return cls._make(operands)
+
+
+# ---------------------------------------------------------------------------------------
+# Claims
+
+
+class BoolConst(Expr):
+    """The literal claims ``True`` and ``False``."""
+
+    __slots__ = ()
+    rank = 40
+    is_bool = True
+
+    @property
+    def value(self) -> bool:
+        return bool(self.payload)
+
+    def __bool__(self) -> bool:
+        return bool(self.payload)
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return self
+
+
+true: Expr = _intern(BoolConst, (), 1)
+false: Expr = _intern(BoolConst, (), 0)
+
+
+def _boolc(v: bool) -> Expr:
+    return true if v else false
+
+
+class _Compare(Expr):
+    __slots__ = ()
+    is_bool = True
+    _op: ClassVar[Any]
+    symmetric: ClassVar[bool] = False
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+
+    @classmethod
+    def _make(cls, a: ExprLike, b: ExprLike) -> Expr:
+        x = _int_operand(a, cls.__name__)
+        y = _int_operand(b, cls.__name__)
+        if type(x) is Integer and type(y) is Integer:
+            return _boolc(cls._op(x.payload, y.payload))
+        if cls.symmetric and y.key < x.key:
+            x, y = y, x
+        return _intern(cls, (x, y), None)
+
+
+def _lt(a: int, b: int) -> bool:
+    return a < b
+
+
+def _le(a: int, b: int) -> bool:
+    return a <= b
+
+
+def _eq(a: int, b: int) -> bool:
+    return a == b
+
+
+def _ne(a: int, b: int) -> bool:
+    return a != b
+
+
+class Lt(_Compare):
+    """The claim ``a < b`` (``a > b`` is built as ``Lt(b, a)``)."""
+
+    __slots__ = ()
+    rank = 41
+    _op = staticmethod(_lt)
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Lt:  # type: ignore[misc]
+        return cls._make(a, b)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, a: ExprLike, b: ExprLike) -> Expr:
+        return cls._make(a, b)
+
+
+class Le(_Compare):
+    """The claim ``a <= b`` (``a >= b`` is built as ``Le(b, a)``)."""
+
+    __slots__ = ()
+    rank = 42
+    _op = staticmethod(_le)
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Le:  # type: ignore[misc]
+        return cls._make(a, b)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, a: ExprLike, b: ExprLike) -> Expr:
+        return cls._make(a, b)
+
+
+class Eq(_Compare):
+    """The claim ``a == b`` (arguments in structural order)."""
+
+    __slots__ = ()
+    rank = 43
+    _op = staticmethod(_eq)
+    symmetric = True
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Eq:  # type: ignore[misc]
+        return cls._make(a, b)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, a: ExprLike, b: ExprLike) -> Expr:
+        return cls._make(a, b)
+
+
+class Ne(_Compare):
+    """The claim ``a != b`` (arguments in structural order)."""
+
+    __slots__ = ()
+    rank = 44
+    _op = staticmethod(_ne)
+    symmetric = True
+
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Ne:  # type: ignore[misc]
+        return cls._make(a, b)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, a: ExprLike, b: ExprLike) -> Expr:
+        return cls._make(a, b)
+
+
+class _Junction(Expr):
+    __slots__ = ()
+    is_bool = True
+    _unit: ClassVar[int]  # the payload of the identity element (And: True)
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+
+    @classmethod
+    def _make(cls, operands: tuple[Any, ...]) -> Expr:
+        seen: dict[Expr, None] = {}
+        stack = list(operands)
+        while stack:
+            e = _bool_operand(stack.pop(), cls.__name__)
+            if type(e) is cls:
+                stack.extend(e.args)
+            elif type(e) is BoolConst:
+                if e.payload != cls._unit:
+                    return e  # absorbing element
+            else:
+                seen[e] = None
+        items = sorted(seen, key=lambda f: f.key)
+        if not items:
+            return _boolc(bool(cls._unit))
+        if len(items) == 1:
+            return items[0]
+        return _intern(cls, tuple(items), None)
+
+
+class And(_Junction):
+    """Conjunction of claims (n-ary, sorted, distinct)."""
+
+    __slots__ = ()
+    rank = 50
+    _unit = 1
+
+    def __new__(cls, *operands: Any) -> And:  # type: ignore[misc]
+        return cls._make(operands)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, *operands: Any) -> Expr:
+        return cls._make(operands)
+
+
+class Or(_Junction):
+    """Disjunction of claims (n-ary, sorted, distinct)."""
+
+    __slots__ = ()
+    rank = 51
+    _unit = 0
+
+    def __new__(cls, *operands: Any) -> Or:  # type: ignore[misc]
+        return cls._make(operands)  # type: ignore[return-value]
+
+    @classmethod
+    def make(cls, *operands: Any) -> Expr:
+        return cls._make(operands)
+
+
+class Not(Expr):
+    """Negation of a claim."""
+
+    __slots__ = ()
+    rank = 52
+    is_bool = True
+
+    def __new__(cls, a: Any) -> Not:  # type: ignore[misc]
+        return cls.make(a)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(a: Any) -> Expr:
+        e = _bool_operand(a, "Not")
+        if type(e) is BoolConst:
+            return _boolc(not e.payload)
+        return _intern(Not, (e,), None)
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return Not.make(args[0])
+
+
+class Where(Expr):
+    """``Where(c, a, b)``: a where the claim c holds, else b (integer-valued)."""
+
+    __slots__ = ()
+    rank = 60
+
+    def __new__(cls, c: Any, a: ExprLike, b: ExprLike) -> Where:  # type: ignore[misc]
+        return cls.make(c, a, b)  # type: ignore[return-value]
+
+    @staticmethod
+    def make(c: Any, a: ExprLike, b: ExprLike) -> Expr:
+        cond = _bool_operand(c, "Where condition")
+        x = _int_operand(a, "Where")
+        y = _int_operand(b, "Where")
+        if type(cond) is BoolConst:
+            return x if cond.payload else y
+        return _intern(Where, (cond, x, y), None)
+
+    def rebuild(self, args: tuple[Expr, ...]) -> Expr:
+        return Where.make(*args)
+
+
+#: Every node class of the IR; backends (evaluator, printers, encoders) cover all of them.
+INTEGER_OPS: tuple[type[Expr], ...] = (
+    Integer,
+    Symbol,
+    Add,
+    Mul,
+    FloorDiv,
+    Mod,
+    ModularIndexing,
+    CeilDiv,
+    CleanDiv,
+    Min,
+    Max,
+    Where,
+)
+BOOL_OPS: tuple[type[Expr], ...] = (BoolConst, Lt, Le, Eq, Ne, And, Or, Not)
+ALL_OPS: tuple[type[Expr], ...] = INTEGER_OPS + BOOL_OPS

@@ -1,0 +1,187 @@
+"""Variable ranges: the context every analysis, simplification and proof runs under.
+
+Accepted forms (DESIGN.md), per symbol:
+
+* ``n`` (int): ``0 <= v < n`` (Inductor's var_ranges);
+* ``(lo, hi)``: inclusive bounds, ints or expressions, ``None`` for an unbounded side;
+* a string or an :class:`~indexalg.expr.Expr`: ``0 <= v < that`` (a symbolic size);
+* on the command line, ``"4096"``, ``"0..63"``, ``"1.."``, ``"..-1"``, ``"s0"``.
+
+A symbol with no range is any integer.  Ranges are normalised once into :class:`Ranges`,
+an immutable mapping ``Symbol -> (lo, hi)`` with inclusive ``Expr | None`` bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Union
+
+from indexalg.errors import IndexAlgError, RangeError
+from indexalg.expr import Expr, Integer, Symbol, add, as_expr, integer
+
+__all__ = ["Ranges", "RangeSpec", "RangesLike", "as_ranges", "parse_range_arg"]
+
+Bound = Union[Expr, None]
+RangeSpec = Union[int, str, Expr, tuple[Union[int, str, Expr, None], Union[int, str, Expr, None]]]
+RangesLike = Union["Ranges", Mapping[str, RangeSpec], Mapping[Expr, RangeSpec], None]
+
+
+class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
+    """An immutable, ordered mapping from symbols to inclusive ``(lo, hi)`` bounds."""
+
+    __slots__ = ("_items", "_key")
+
+    def __init__(self, items: Mapping[Expr, tuple[Bound, Bound]] | None = None) -> None:
+        data = dict(items or {})
+        ordered = sorted(data.items(), key=lambda kv: kv[0].payload)
+        self._items: dict[Expr, tuple[Bound, Bound]] = dict(ordered)
+        self._key = tuple((k, lo, hi) for k, (lo, hi) in ordered)
+
+    def __getitem__(self, key: Expr) -> tuple[Bound, Bound]:
+        return self._items[key]
+
+    def get_bounds(self, sym: Expr) -> tuple[Bound, Bound]:
+        return self._items.get(sym, (None, None))
+
+    def __iter__(self) -> Iterator[Expr]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ranges) and other._key == self._key
+
+    def __repr__(self) -> str:
+        parts = []
+        for k, (lo, hi) in self._items.items():
+            parts.append(f"{k}: [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
+        return "Ranges({" + ", ".join(parts) + "})"
+
+    def with_bounds(self, sym: Expr, lo: Bound, hi: Bound) -> Ranges:
+        d = dict(self._items)
+        d[sym] = (lo, hi)
+        return Ranges(d)
+
+    def as_spec(self) -> dict[str, tuple[int | str | None, int | str | None]]:
+        """A JSON-friendly form: name -> [lo, hi] with ints, strings or None."""
+        out: dict[str, tuple[int | str | None, int | str | None]] = {}
+        for k, (lo, hi) in self._items.items():
+            out[k.payload] = (_spec_bound(lo), _spec_bound(hi))
+        return out
+
+
+def _spec_bound(b: Bound) -> int | str | None:
+    if b is None:
+        return None
+    if type(b) is Integer:
+        v: int = b.payload
+        return v
+    return str(b)
+
+
+def _bound_expr(v: object, what: str) -> Bound:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        from indexalg.parse import parse
+
+        return _checked_int_expr(parse(v), what)
+    try:
+        return _checked_int_expr(as_expr(v), what)
+    except IndexAlgError as err:
+        raise RangeError(f"{what}: {err}") from None
+
+
+def _checked_int_expr(e: Expr, what: str) -> Expr:
+    if e.is_bool:
+        raise RangeError(f"{what}: a range bound must be an integer expression, got {e}")
+    return e
+
+
+def _symbol_key(k: object) -> Expr:
+    if isinstance(k, Expr):
+        if type(k) is not Symbol:
+            raise RangeError(f"ranges are given for symbols, got {k}")
+        return k
+    if isinstance(k, str):
+        from indexalg.expr import symbols
+
+        try:
+            (s,) = symbols(k)
+        except (ValueError, IndexAlgError):
+            raise RangeError(f"not a symbol name: {k!r}") from None
+        return s
+    raise RangeError(f"ranges are keyed by symbol names, got {k!r}")
+
+
+def _normalise_one(name: str, spec: object) -> tuple[Bound, Bound]:
+    what = f"range of {name}"
+    if isinstance(spec, bool):
+        raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
+    if isinstance(spec, int):
+        if spec < 1:
+            raise RangeError(f"{what}: size {spec} leaves no values (0 <= {name} < {spec})")
+        return integer(0), integer(spec - 1)
+    if isinstance(spec, (str, Expr)):
+        size = _bound_expr(spec, what)
+        assert size is not None
+        if type(size) is Integer and size.payload < 1:
+            raise RangeError(f"{what}: size {size} leaves no values")
+        return integer(0), add(size, -1)
+    if isinstance(spec, (tuple, list)) and len(spec) == 2:
+        lo = _bound_expr(spec[0], what)
+        hi = _bound_expr(spec[1], what)
+        if type(lo) is Integer and type(hi) is Integer and lo.payload > hi.payload:
+            raise RangeError(f"{what}: empty range [{lo}, {hi}]")
+        return lo, hi
+    raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
+
+
+def as_ranges(ranges: RangesLike) -> Ranges:
+    """Normalise any accepted ranges form into :class:`Ranges` (raises :class:`RangeError`)."""
+    if ranges is None:
+        return _EMPTY
+    if isinstance(ranges, Ranges):
+        return ranges
+    if not isinstance(ranges, Mapping):
+        raise RangeError(f"ranges must be a mapping from symbol names, got {type(ranges).__name__}")
+    out: dict[Expr, tuple[Bound, Bound]] = {}
+    for k, spec in ranges.items():
+        sym = _symbol_key(k)
+        out[sym] = _normalise_one(sym.payload, spec)
+    return Ranges(out)
+
+
+_EMPTY = Ranges()
+
+
+def parse_range_arg(text: str) -> tuple[str, RangeSpec]:
+    """Parse a command-line ``NAME=SPEC`` (``x=4096``, ``y=0..63``, ``s0=1..``, ``z=s0``)."""
+    name, sep, spec = text.partition("=")
+    name = name.strip()
+    spec = spec.strip()
+    if not sep or not name:
+        raise RangeError(f"expected NAME=RANGE, got {text!r}")
+    if not name.isidentifier():
+        raise RangeError(f"not a symbol name: {name!r}")
+    if not spec:
+        raise RangeError(f"empty range for {name!r}")
+    if ".." in spec:
+        lo_s, _, hi_s = spec.partition("..")
+        lo_s, hi_s = lo_s.strip(), hi_s.strip()
+        lo: int | str | None = None if not lo_s else _int_or_text(lo_s)
+        hi: int | str | None = None if not hi_s else _int_or_text(hi_s)
+        return name, (lo, hi)
+    v = _int_or_text(spec)
+    return name, v
+
+
+def _int_or_text(s: str) -> int | str:
+    try:
+        return int(s)
+    except ValueError:
+        return s
