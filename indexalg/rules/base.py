@@ -34,6 +34,7 @@ from indexalg.expr import (
     Mod,
     Ne,
     Wild,
+    as_expr,
     true,
     wild,
 )
@@ -114,12 +115,14 @@ class Rule:
 
     name: str
     lhs: Expr
-    rhs: Expr
+    rhs: Expr | int
     when: Expr = true
     origin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not self.when.is_bool:
+        object.__setattr__(self, "lhs", as_expr(self.lhs))
+        object.__setattr__(self, "rhs", as_expr(self.rhs))
+        if not isinstance(self.when, Expr) or not self.when.is_bool:
             raise ValueError(f"rule {self.name}: `when` must be a claim, got {self.when}")
         if self.lhs.is_bool != self.rhs.is_bool:
             raise ValueError(f"rule {self.name}: lhs and rhs must be of the same kind")

@@ -1,0 +1,164 @@
+"""Division and remainder of a sum: pull out whole multiples, factor the gcd, drop the
+terms that cannot change the result under the ranges.
+
+For q > 0 and integers A, B (all exact, any signs of A and B):
+
+* ``(q*A + B) // q == A + B // q`` and ``(q*A + B) mod q == B mod q`` (also for a symbolic
+  monomial q != 0 dividing every term of q*A);
+* ``(g*L + S) // q == L // (q/g)`` when g | q, g divides every coefficient of L and
+  ``0 <= S < g`` (S is too small to carry into the next multiple of g): this is Inductor's
+  ``simplify_with_ranges`` term dropping, generalised to any gcd;
+* ModularIndexing(a, d, m) drops terms that are multiples of d*m and applies the gcd step
+  to its inner division.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+
+from indexalg.analysis.context import Context
+from indexalg.analysis.decide import exact_divides
+from indexalg.analysis.interval import interval
+from indexalg.expr import (
+    CeilDiv,
+    Expr,
+    FloorDiv,
+    Integer,
+    Mod,
+    ModularIndexing,
+    add,
+    mul,
+)
+from indexalg.procedures import Procedure
+from indexalg.procedures.terms import split_terms
+
+__all__ = ["DIVSUM_PROCEDURES"]
+
+
+def _sum(terms: list[tuple[int, Expr]], const: int = 0) -> Expr:
+    return add(const, *(mul(c, m) for c, m in terms))
+
+
+def _pull_multiples(
+    a: Expr, q: Expr, *, remainder: bool = False
+) -> tuple[Expr, Expr] | None:
+    """Split ``a`` into (A, B) with a == q*A + B, A != 0; None when nothing moves.
+
+    The constant's multiple of q (truncated toward zero, so ``x - 1`` stays) moves when it
+    costs no operation: always for a remainder, for a division only when a term moves too
+    or the constant disappears."""
+    terms, const = split_terms(a)
+    if type(q) is Integer:
+        qv: int = q.payload
+        whole = [(c // qv, m) for c, m in terms if c % qv == 0]
+        rest = [(c, m) for c, m in terms if c % qv != 0]
+        k = abs(const) // abs(qv) * (1 if (const >= 0) == (qv > 0) else -1)
+        r = const - k * qv
+        if not (remainder or whole or r == 0):
+            k, r = 0, const
+        if not whole and k == 0:
+            return None
+        return _sum(whole, k), _sum(rest, r)
+    whole_t: list[Expr] = []
+    rest_t: list[tuple[int, Expr]] = []
+    for c, m in terms:
+        t = mul(c, m)
+        if exact_divides(q, t):
+            whole_t.append(t)
+        else:
+            rest_t.append((c, m))
+    if not whole_t:
+        return None
+    quotient = add(*whole_t)
+    # exact polynomial division of the whole part by the monomial q
+    from indexalg.procedures.polydiv import divide_exact
+
+    qa = divide_exact(quotient, q)
+    if qa is None:
+        return None
+    return qa, _sum(rest_t, const)
+
+
+def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:
+    """(L', g) with ``a // q == L' // (q/g)``: a == g*L' + S, 0 <= S < g, g | q, g > 1."""
+    terms, const = split_terms(a)
+    if not terms:
+        return None
+    order = sorted(range(len(terms)), key=lambda i: -abs(terms[i][0]))
+    for k in range(len(order), 0, -1):
+        large = [terms[i] for i in order[:k]]
+        g = q
+        for c, _ in large:
+            g = gcd(g, c)
+        if g <= 1:
+            continue
+        small = [terms[i] for i in order[k:]]
+        s = _sum(small, const)
+        lo, hi = interval(s, ctx)
+        if lo >= 0 and hi <= g - 1:
+            return _sum([(c // g, m) for c, m in large]), g
+    return None
+
+
+def floordiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
+    a, q = e.args
+    if type(q) is Integer and q.payload < 0:
+        return None
+    split = _pull_multiples(a, q)
+    if split is not None:
+        whole, rest = split
+        return add(whole, FloorDiv.make(rest, q))
+    if type(q) is Integer and q.payload > 1:
+        g = _gcd_split(a, q.payload, ctx)
+        if g is not None:
+            inner, gv = g
+            return FloorDiv.make(inner, q.payload // gv)
+    return None
+
+
+def ceildiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
+    a, q = e.args
+    if type(q) is Integer and q.payload < 0:
+        return None
+    split = _pull_multiples(a, q)
+    if split is None:
+        return None
+    whole, rest = split
+    return add(whole, CeilDiv.make(rest, q))
+
+
+def mod_of_sum(e: Expr, ctx: Context) -> Expr | None:
+    a, q = e.args
+    split = _pull_multiples(a, q, remainder=True)
+    if split is None:
+        return None
+    return Mod.make(split[1], q)
+
+
+def modular_indexing_of_sum(e: Expr, ctx: Context) -> Expr | None:
+    a, d, m = e.args
+    period = mul(d, m)
+    split = _pull_multiples(a, period, remainder=True)
+    if split is not None:
+        return ModularIndexing.make(split[1], d, m)
+    if type(d) is Integer and d.payload > 1:
+        g = _gcd_split(a, d.payload, ctx)
+        if g is not None:
+            inner, gv = g
+            return ModularIndexing.make(inner, d.payload // gv, m)
+    if type(d) is Integer and d.payload > 1:
+        # (d*A + B) // d == A + B // d; worth it only when B // d vanishes (0 <= B < d)
+        split = _pull_multiples(a, d)
+        if split is not None:
+            lo, hi = interval(split[1], ctx)
+            if lo >= 0 and hi < d.payload:
+                return ModularIndexing.make(split[0], 1, m)
+    return None
+
+
+DIVSUM_PROCEDURES = (
+    Procedure("floordiv_of_sum", (FloorDiv,), floordiv_of_sum, __doc__ or ""),
+    Procedure("ceildiv_of_sum", (CeilDiv,), ceildiv_of_sum),
+    Procedure("mod_of_sum", (Mod,), mod_of_sum),
+    Procedure("modular_indexing_of_sum", (ModularIndexing,), modular_indexing_of_sum),
+)

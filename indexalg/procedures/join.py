@@ -1,0 +1,122 @@
+"""Joining split dimensions: digits of one index recombined.
+
+With s a scale (any expression), d >= 1 and m1, m2 >= 1 (literal or symbolic), for any x:
+
+* ``s*MI(x, d, m1) + s*m1*MI(x, d*m1, m2)  ==  s*MI(x, d, m1*m2)``
+* ``s*MI(x, d, m1) + s*m1*(x // (d*m1))    ==  s*(x // d)``
+* ``s*(x // d) - s*m*(x // (d*m))          ==  s*MI(x, d, m)``
+* ``s*x - s*c*(x // c)                     ==  s*MI(x, 1, c)``   (c > 0)
+
+(MI is ModularIndexing; each is the digit identity x//d == (x//d mod m) + m*(x//(d*m)).)
+So ``ModularIndexing(x,1,32) + 32*ModularIndexing(x,32,4)`` is ``ModularIndexing(x,1,128)``
+and ``197*FloorDiv(x,197) + ModularIndexing(x,1,197)`` is ``x``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from indexalg.analysis.context import Context
+from indexalg.analysis.interval import interval
+from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, add, mul
+from indexalg.procedures import Procedure
+
+__all__ = ["JOIN_PROCEDURES", "join_split_dims"]
+
+
+class _Digit(NamedTuple):
+    index: int  # position of the term in the sum
+    scale: Expr  # the term is scale * atom
+    base: Expr  # x
+    d: Expr
+    m: Expr | None  # None: a floor division (no upper digit bound)
+
+
+def _digits(terms: tuple[Expr, ...]) -> list[_Digit]:
+    out: list[_Digit] = []
+    for i, t in enumerate(terms):
+        coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
+        for j, f in enumerate(factors):
+            tf = type(f)
+            if tf is ModularIndexing or (tf is FloorDiv and _positive(f.args[1])):
+                scale = mul(coeff, *factors[:j], *factors[j + 1 :])
+                if tf is ModularIndexing:
+                    out.append(_Digit(i, scale, f.args[0], f.args[1], f.args[2]))
+                else:
+                    out.append(_Digit(i, scale, f.args[0], f.args[1], None))
+                break
+    return out
+
+
+def _positive(q: Expr) -> bool:
+    return type(q) is Integer and q.payload > 0
+
+
+def _plain_terms(terms: tuple[Expr, ...]) -> dict[Expr, tuple[int, int]]:
+    """monomial -> (index, coefficient) for every term."""
+    out: dict[Expr, tuple[int, int]] = {}
+    for i, t in enumerate(terms):
+        if type(t) is Mul:
+            from indexalg.expr import _make_term
+
+            out[_make_term(1, t.args)] = (i, t.payload)
+        else:
+            out[t] = (i, 1)
+    return out
+
+
+def _rebuild(e: Expr, drop: tuple[int, ...], extra: Expr) -> Expr:
+    keep = [t for i, t in enumerate(e.args) if i not in drop]
+    return add(e.payload, extra, *keep)
+
+
+def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
+    terms = e.args
+    digits = _digits(terms)
+    if not digits:
+        return None
+    for lo in digits:
+        if lo.m is None:
+            continue
+        upper_d = mul(lo.d, lo.m)
+        upper_scale = mul(lo.scale, lo.m)
+        for hi in digits:
+            if hi.index == lo.index or hi.base is not lo.base or hi.d is not upper_d:
+                continue
+            if hi.scale is not upper_scale:
+                continue
+            if hi.m is None:
+                joined = FloorDiv.make(lo.base, lo.d)
+            else:
+                joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
+            return _rebuild(e, (lo.index, hi.index), mul(lo.scale, joined))
+    # s*(x // d) - s*m*(x // (d*m)) == s*MI(x, d, m); s*x - s*c*(x // c) == s*MI(x, 1, c)
+    plain = _plain_terms(terms)
+    for hi in digits:
+        if hi.m is not None:
+            continue
+        for lo in digits:
+            if lo.index == hi.index or lo.m is not None or lo.base is not hi.base:
+                continue
+            m = _exact_quotient(hi.d, lo.d)
+            if m is None or interval(m, ctx)[0] < 1:
+                continue
+            if hi.scale is mul(-1, lo.scale, m):
+                mi = ModularIndexing.make(lo.base, lo.d, m)
+                return _rebuild(e, (lo.index, hi.index), mul(lo.scale, mi))
+        hit = plain.get(hi.base)
+        if hit is not None and type(hi.d) is Integer:
+            i, c = hit
+            if hi.scale is mul(-c, hi.d):
+                mi = ModularIndexing.make(hi.base, 1, hi.d)
+                return _rebuild(e, (i, hi.index), mul(c, mi))
+    return None
+
+
+def _exact_quotient(a: Expr, b: Expr) -> Expr | None:
+    from indexalg.procedures.polydiv import divide_exact
+
+    return divide_exact(a, b)
+
+
+JOIN_PROCEDURES = (Procedure("join_split_dims", (Add,), join_split_dims, __doc__ or ""),)

@@ -1,0 +1,130 @@
+"""The matcher and the rule engine's primitives.
+
+Matching works on canonical forms: non-commutative nodes match child by child; ``Min``,
+``Max``, ``Eq`` and ``Ne`` (commutative, arguments sorted) try every argument order; a
+pattern product ``c*x`` (a constant pattern variable times a pattern) matches a product
+with that coefficient.  Rules are indexed by the class of their left-hand side's root.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import TYPE_CHECKING
+
+from indexalg.expr import (
+    Eq,
+    Expr,
+    Integer,
+    Max,
+    Min,
+    Mul,
+    Ne,
+    Wild,
+    _make_term,
+    integer,
+    mul,
+)
+
+if TYPE_CHECKING:
+    from indexalg.analysis.context import Context
+    from indexalg.rules.base import Rule, RuleSet
+
+__all__ = ["match", "instantiate", "condition_holds", "RuleIndex"]
+
+Binding = dict[Expr, Expr]
+
+_COMMUTATIVE = (Min, Max, Eq, Ne)
+
+
+def match(p: Expr, s: Expr, b: Binding) -> bool:
+    """Extend ``b`` so that ``p`` instantiated by ``b`` is ``s``; False if impossible (``b``
+    may then hold partial bindings: callers pass a copy)."""
+    tp = type(p)
+    if tp is Wild:
+        if s.is_bool:
+            return False
+        if p.payload[1] and type(s) is not Integer:
+            return False
+        prev = b.get(p)
+        if prev is None:
+            b[p] = s
+            return True
+        return prev is s
+    if not p.args:
+        return p is s
+    if tp is Mul:
+        return _match_mul(p, s, b)
+    if tp is not type(s) or p.payload != s.payload or len(p.args) != len(s.args):
+        return False
+    if tp in _COMMUTATIVE:
+        if len(p.args) > 4:
+            return False
+        for order in permutations(s.args):
+            trial = dict(b)
+            if all(match(pa, sa, trial) for pa, sa in zip(p.args, order)):
+                b.update(trial)
+                return True
+        return False
+    for pa, sa in zip(p.args, s.args):
+        if not match(pa, sa, b):
+            return False
+    return True
+
+
+def _match_mul(p: Expr, s: Expr, b: Binding) -> bool:
+    if type(s) is not Mul:
+        return False
+    const_w = [f for f in p.args if type(f) is Wild and f.payload[1]]
+    others = [f for f in p.args if not (type(f) is Wild and f.payload[1])]
+    k: int = s.payload
+    pc: int = p.payload
+    if len(const_w) > 1:
+        return False
+    if const_w:
+        if k % pc != 0:
+            return False
+        if not match(const_w[0], integer(k // pc), b):
+            return False
+    elif k != pc:
+        return False
+    if len(others) == 1 and type(others[0]) is Wild:
+        return match(others[0], _make_term(1, s.args), b)
+    if len(others) != len(s.args):
+        return False
+    return all(match(pa, sa, b) for pa, sa in zip(others, s.args))
+
+
+def instantiate(p: Expr, b: Binding) -> Expr:
+    """``p`` with pattern variables replaced (constructors fold the literal arithmetic)."""
+    if type(p) is Wild:
+        return b[p]
+    if not p.args:
+        return p
+    if type(p) is Mul:
+        return mul(p.payload, *(instantiate(a, b) for a in p.args))
+    return p.rebuild(tuple(instantiate(a, b) for a in p.args))
+
+
+def condition_holds(cond: Expr, b: Binding, ctx: Context) -> bool:
+    """The rule's ``when`` after substitution, *proven* under ``ctx``."""
+    from indexalg.analysis.decide import decide_in
+    from indexalg.expr import BoolConst
+
+    c = instantiate(cond, b)
+    if type(c) is BoolConst:
+        return bool(c.payload)
+    return decide_in(c, ctx) is True
+
+
+class RuleIndex:
+    """Rules of a set grouped by the class of their lhs root, in table order."""
+
+    __slots__ = ("by_class", "rules")
+
+    def __init__(self, rules: RuleSet | tuple[Rule, ...]) -> None:
+        self.rules = tuple(rules)
+        self.by_class: dict[type[Expr], tuple[Rule, ...]] = {}
+        groups: dict[type[Expr], list[Rule]] = {}
+        for r in self.rules:
+            groups.setdefault(type(r.lhs), []).append(r)
+        self.by_class = {k: tuple(v) for k, v in groups.items()}

@@ -1,0 +1,51 @@
+"""DIVMOD: nested divisions and remainders fold into one.
+
+Each rule's math is in its comment; divisors come from the lhs, so definedness of the lhs
+gives non-zero divisors and ModularIndexing's d, m >= 1.
+"""
+
+from __future__ import annotations
+
+from indexalg.expr import FloorDiv, Mod, ModularIndexing
+from indexalg.rules.base import Rule, RuleSet, divides, le, pos, wilds
+
+x, y, z, d, m, d2, m2 = wilds("x y z d m d2 m2")
+
+DIVMOD = RuleSet(
+    "DIVMOD",
+    [
+        # floor(floor(x/y)/z) == floor(x/(y*z)) for any y != 0 when z > 0
+        # (not for z < 0: Inductor's FloorDiv(FloorDiv(n, 2), -3) -> n // -6 is wrong at n = 7).
+        Rule(
+            "floordiv_of_floordiv",
+            FloorDiv(FloorDiv(x, y), z),
+            FloorDiv(x, y * z),
+            when=pos(z),
+        ),
+        # x mod y ≡ x (mod z) when z | y, and a remainder depends only on the class.
+        Rule("mod_of_mod", Mod(Mod(x, y), z), Mod(x, z), when=divides(z, y)),
+        # ((x//d) % m // d2) % m2 == (x//(d*d2)) % m2 when d2*m2 | m: the outer digits lie
+        # inside the inner ones.  Covers Inductor's ModularIndexing(ModularIndexing(x,1,a),1,b)
+        # for any base and divisor.
+        Rule(
+            "modular_indexing_nested",
+            ModularIndexing(ModularIndexing(x, d, m), d2, m2),
+            ModularIndexing(x, d * d2, m2),
+            when=divides(d2 * m2, m),
+        ),
+        # ... and when d2 | m with m/d2 <= m2 the outer remainder keeps all of m/d2 digits.
+        Rule(
+            "modular_indexing_nested_short",
+            ModularIndexing(ModularIndexing(x, d, m), d2, m2),
+            ModularIndexing(x, d * d2, FloorDiv(m, d2)),
+            when=divides(d2, m) & le(FloorDiv(m, d2), m2),
+        ),
+        # ((x//d) % m) // z == (x//(d*z)) % (m/z) when z > 0 divides m (div-of-mod absorption).
+        Rule(
+            "floordiv_of_modular_indexing",
+            FloorDiv(ModularIndexing(x, d, m), z),
+            ModularIndexing(x, d * z, FloorDiv(m, z)),
+            when=pos(z) & divides(z, m),
+        ),
+    ],
+)

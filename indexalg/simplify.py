@@ -1,0 +1,254 @@
+"""The fixpoint driver: ``simplify(e, ranges)`` never changes a value on the ranges.
+
+Bottom-up: children first, then at each node the table rules indexed by its class, then
+the named procedures for its class, then folding by range (a node whose interval is one
+point is that constant; a claim the analysis decides is True or False).  A rewritten node
+is simplified again until nothing fires.  Results are memoised per context, so repeated
+subexpressions (and repeated calls under the same ranges) cost one dictionary lookup.
+
+A step limit turns a runaway rule set into :class:`~indexalg.errors.RewriteLimitError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from indexalg.analysis.context import Context, context_for
+from indexalg.analysis.interval import interval
+from indexalg.errors import ExprTypeError, RewriteLimitError
+from indexalg.expr import Expr, Integer, Symbol, Wild, integer
+from indexalg.procedures import PROCEDURES, Procedure
+from indexalg.ranges import RangesLike
+from indexalg.rewrite import RuleIndex, condition_holds, instantiate, match
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from indexalg.rules.base import Rule, RuleSet
+
+__all__ = ["simplify", "simplify_in", "SimplifyResult", "Simplifier"]
+
+DEFAULT_STEP_LIMIT = 10_000
+_MAX_DEPTH = 200
+
+
+@dataclass
+class SimplifyResult:
+    """What ``simplify(..., stats=True)`` or ``explain=True`` returns."""
+
+    expr: Expr
+    #: rule or procedure name -> number of times it fired
+    stats: dict[str, int] = field(default_factory=dict)
+    #: rule or procedure name -> number of times it was tried
+    attempts: dict[str, int] = field(default_factory=dict)
+    #: (name, before, after) for each rewrite, in order
+    trace: list[tuple[str, Expr, Expr]] = field(default_factory=list)
+    steps: int = 0
+
+
+class Simplifier:
+    """One simplification run: a rule index, procedures, a context and bookkeeping."""
+
+    __slots__ = (
+        "ctx",
+        "index",
+        "procs",
+        "cache",
+        "record",
+        "result",
+        "steps",
+        "limit",
+        "depth",
+    )
+
+    def __init__(
+        self,
+        ctx: Context,
+        index: RuleIndex,
+        procedures: Iterable[Procedure],
+        cache: dict[Expr, Expr],
+        *,
+        record: bool = False,
+        step_limit: int = DEFAULT_STEP_LIMIT,
+    ) -> None:
+        self.ctx = ctx
+        self.index = index
+        by_class: dict[type[Expr], list[Procedure]] = {}
+        for p in procedures:
+            for cls in p.applies_to:
+                by_class.setdefault(cls, []).append(p)
+        self.procs = {k: tuple(v) for k, v in by_class.items()}
+        self.cache = cache
+        self.record = record
+        self.result = SimplifyResult(expr=integer(0))
+        self.steps = 0
+        self.limit = step_limit
+        self.depth = 0
+
+    # --- driver ------------------------------------------------------------------------
+
+    def visit(self, e: Expr) -> Expr:
+        hit = self.cache.get(e)
+        if hit is not None:
+            return hit
+        if not e.args:
+            out = self._atom(e)
+        else:
+            args = e.args
+            new = tuple([self.visit(a) for a in args])
+            node = e
+            for a, b in zip(args, new):
+                if a is not b:
+                    node = e.rebuild(new)
+                    break
+            out = self._at_node(node) if node is e else self.visit_new(node)
+        self.cache[e] = out
+        return out
+
+    def visit_new(self, node: Expr) -> Expr:
+        """A node built by a rewrite: its children are simplified but it may not be."""
+        hit = self.cache.get(node)
+        if hit is not None:
+            return hit
+        if not node.args:
+            out = self._atom(node)
+        else:
+            out = self._at_node(node)
+        self.cache[node] = out
+        return out
+
+    def _atom(self, e: Expr) -> Expr:
+        if type(e) is Symbol:
+            lo, hi = interval(e, self.ctx)
+            if lo == hi:
+                return self._fired("fold_by_range", e, integer(int(lo)))
+        return e
+
+    def _at_node(self, node: Expr) -> Expr:
+        new = self._rewrite_once(node)
+        if new is None:
+            return node
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise RewriteLimitError(f"rewriting nests deeper than {_MAX_DEPTH} at {node}")
+        try:
+            return self.visit(new)
+        finally:
+            self.depth -= 1
+
+    def _fired(self, name: str, before: Expr, after: Expr) -> Expr:
+        self.steps += 1
+        if self.steps > self.limit:
+            raise RewriteLimitError(
+                f"more than {self.limit} rewrite steps (last: {name} on {before}); "
+                "the rule set may not terminate"
+            )
+        if self.record:
+            r = self.result
+            r.stats[name] = r.stats.get(name, 0) + 1
+            r.trace.append((name, before, after))
+        return after
+
+    def _tried(self, name: str) -> None:
+        a = self.result.attempts
+        a[name] = a.get(name, 0) + 1
+
+    def _rewrite_once(self, node: Expr) -> Expr | None:
+        cls = type(node)
+        record = self.record
+        for rule in self.index.by_class.get(cls, ()):
+            if record:
+                self._tried(rule.name)
+            b: dict[Expr, Expr] = {}
+            if not match(rule.lhs, node, b):
+                continue
+            if rule.when.args and not condition_holds(rule.when, b, self.ctx):
+                continue
+            out = instantiate(rule.rhs, b)  # type: ignore[arg-type]
+            if out is node:
+                continue
+            return self._fired(rule.name, node, out)
+        for proc in self.procs.get(cls, ()):
+            if record:
+                self._tried(proc.name)
+            out2 = proc.fn(node, self.ctx)
+            if out2 is not None and out2 is not node:
+                return self._fired(proc.name, node, out2)
+        if not node.is_bool and cls is not Integer:
+            lo, hi = interval(node, self.ctx)
+            if lo == hi:
+                return self._fired("fold_by_range", node, integer(int(lo)))
+        return None
+
+
+_DEFAULT_INDEX: RuleIndex | None = None
+
+
+def _default_index() -> RuleIndex:
+    global _DEFAULT_INDEX
+    if _DEFAULT_INDEX is None:
+        from indexalg.rules import ALL
+
+        _DEFAULT_INDEX = RuleIndex(ALL)
+    return _DEFAULT_INDEX
+
+
+def simplify_in(
+    e: Expr,
+    ctx: Context,
+    *,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    record: bool = False,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> tuple[Expr, SimplifyResult]:
+    """Simplify under an existing context (the Analyzer's entry point)."""
+    if rules is None and procedures is None and not record:
+        cache = ctx.simp_cache
+        index = _default_index()
+    else:
+        cache = {}
+        index = _default_index() if rules is None else RuleIndex(tuple(rules))
+    procs = PROCEDURES if procedures is None else tuple(procedures)
+    s = Simplifier(ctx, index, procs, cache, record=record, step_limit=step_limit)
+    out = s.visit(e)
+    s.result.expr = out
+    s.result.steps = s.steps
+    return out, s.result
+
+
+def simplify(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    stats: bool = False,
+    explain: bool = False,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> Expr:
+    """The simplest form of ``e`` found, equal to ``e`` at every in-range point where ``e``
+    is defined.
+
+    ``ranges`` as in DESIGN.md (``{"x": 4096, "y": (0, 63), "z": "s0", "s0": (1, None)}``).
+    With ``stats=True`` or ``explain=True`` the result is a :class:`SimplifyResult` with
+    the hit counts per rule and the trace of rewrites in order.  ``rules`` replaces the
+    default rule set (``indexalg.rules.ALL``); ``procedures`` the named procedures.
+    """
+    if isinstance(e, str):
+        from indexalg.parse import parse
+
+        e = parse(e)
+    if not isinstance(e, Expr):
+        raise ExprTypeError(f"simplify() takes an expression, got {type(e).__name__}")
+    if any(type(n) is Wild for n in e.walk()):
+        raise ExprTypeError("simplify() takes expressions, not patterns with wildcards")
+    ctx = context_for(ranges)
+    record = stats or explain
+    out, result = simplify_in(
+        e, ctx, rules=rules, procedures=procedures, record=record, step_limit=step_limit
+    )
+    if record:
+        return result  # type: ignore[return-value]
+    return out
