@@ -6,6 +6,8 @@ imported inside the functions that use them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from indexalg.errors import (
     DivisionByZeroError,
     ExprTypeError,
@@ -45,11 +47,48 @@ from indexalg.expr import (
     symbols,
     true,
 )
+from indexalg.ranges import RangesLike
 from indexalg.parse import parse
+from indexalg.analyzer import Analyzer
+from indexalg.ranges import Ranges, as_ranges
+
+# The function names shadow their (cheap, pure-Python) implementation modules on purpose.
+from indexalg.simplify import simplify  # noqa: E402
+from indexalg.prove import Proof, prove  # noqa: E402
 
 __version__ = "0.1.0"
 
+
+def bounds(e: Expr | str, ranges: RangesLike = None, *, exact: bool = False) -> tuple[Any, Any]:
+    """Inclusive ``(lo, hi)`` of ``e`` on ``ranges``: ints, symbolic Exprs over size symbols,
+    or None for an unbounded side; ``exact=True`` asks Z3 for the tightest bounds."""
+    return Analyzer(ranges).bounds(e, exact=exact)
+
+
+def from_sympy(s: Any) -> Expr:
+    """An indexalg expression from a sympy (or torch.utils._sympy) expression."""
+    from indexalg.interop.sympy import from_sympy as _from
+
+    return _from(s)
+
+
+def to_sympy(e: Expr, flavor: str = "sympy", **options: Any) -> Any:
+    """A sympy expression: ``flavor="sympy"`` (floor, Mod, Piecewise) or ``"torch"``
+    (torch.utils._sympy.functions: FloorDiv, ModularIndexing, PythonMod, ...)."""
+    from indexalg.interop.sympy import to_sympy as _to
+
+    return _to(e, flavor, **options)
+
 __all__ = [
+    "Analyzer",
+    "Proof",
+    "Ranges",
+    "as_ranges",
+    "bounds",
+    "from_sympy",
+    "prove",
+    "simplify",
+    "to_sympy",
     "Add",
     "And",
     "BoolConst",

@@ -1,0 +1,149 @@
+"""The Analyzer facade: bindings and assumptions over the analyses, the simplifier and the
+prover (TVM's ``arith.Analyzer``).  The module-level ``ia.simplify`` / ``ia.bounds`` /
+``ia.prove`` are thin wrappers over a fresh one.
+
+    >>> import indexalg as ia
+    >>> an = ia.Analyzer({"x": 4096})
+    >>> an.simplify("x // 64 % 64 * 64 + x % 64")
+    ia.parse('x')
+    >>> with an.assume("x < 64"):
+    ...     an.simplify("x // 64")
+    ia.parse('0')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from indexalg.analysis.bounds import bounds_in
+from indexalg.analysis.context import Context, context_for
+from indexalg.analysis.refine import refine
+from indexalg.errors import ExprTypeError, RangeError
+from indexalg.expr import Expr, Symbol, true
+from indexalg.ranges import Ranges, RangeSpec, RangesLike, as_ranges
+
+if TYPE_CHECKING:
+    from indexalg.prove import Proof
+
+__all__ = ["Analyzer"]
+
+
+def _expr(e: Expr | str) -> Expr:
+    if isinstance(e, str):
+        from indexalg.parse import parse
+
+        return parse(e)
+    if not isinstance(e, Expr):
+        raise ExprTypeError(f"expected an expression or its text, got {type(e).__name__}")
+    return e
+
+
+class Analyzer:
+    """Ranges and assumptions, with bounds / simplify / prove under them.
+
+    ``bind`` sets a symbol's range; ``assume`` narrows ranges for a ``with`` block (claims
+    comparing a symbol with an expression narrow its range; every assumption is also handed
+    to the prover's Z3 tier); ``copy`` forks the state.
+    """
+
+    __slots__ = ("_ranges", "_assumptions", "_ctx")
+
+    def __init__(self, ranges: RangesLike = None) -> None:
+        self._ranges: Ranges = as_ranges(ranges)
+        self._assumptions: tuple[Expr, ...] = ()
+        self._ctx: Context = context_for(self._ranges)
+
+    @property
+    def ranges(self) -> Ranges:
+        return self._ranges
+
+    @property
+    def assumptions(self) -> tuple[Expr, ...]:
+        return self._assumptions
+
+    def bind(self, symbol: Expr | str, spec: RangeSpec) -> None:
+        """Give ``symbol`` the range ``spec`` (any form :func:`as_ranges` accepts)."""
+        name = symbol.payload if isinstance(symbol, Expr) and type(symbol) is Symbol else symbol
+        if not isinstance(name, str):
+            raise RangeError(f"bind() takes a symbol or its name, got {symbol!r}")
+        one = as_ranges({name: spec})
+        (sym,) = one
+        lo, hi = one[sym]
+        self._set(self._ranges.with_bounds(sym, lo, hi))
+
+    def _set(self, ranges: Ranges) -> None:
+        self._ranges = ranges
+        self._ctx = context_for(ranges)
+
+    @contextmanager
+    def assume(self, claim: Expr | str) -> Iterator[Analyzer]:
+        """Within the block, ``claim`` holds."""
+        c = _expr(claim)
+        if not c.is_bool:
+            raise ExprTypeError(f"assume() takes a claim, got {c}")
+        saved = (self._ranges, self._assumptions, self._ctx)
+        narrowed = refine(self._ctx, c, True)
+        if narrowed is None:
+            raise RangeError(f"the assumption {c} contradicts the ranges")
+        self._ranges = narrowed.ranges
+        self._ctx = context_for(self._ranges)
+        self._assumptions = (*self._assumptions, c)
+        try:
+            yield self
+        finally:
+            self._ranges, self._assumptions, self._ctx = saved
+
+    def copy(self) -> Analyzer:
+        other = Analyzer(self._ranges)
+        other._assumptions = self._assumptions
+        return other
+
+    # --- queries -----------------------------------------------------------------------
+
+    def bounds(self, e: Expr | str, *, exact: bool = False) -> tuple[Any, Any]:
+        """Inclusive (lo, hi): ints, symbolic Exprs, or None for an unbounded side.
+        ``exact=True`` asks Z3's optimiser for the tightest numeric bounds."""
+        x = _expr(e)
+        if x.is_bool:
+            raise ExprTypeError(f"bounds() takes an integer expression, got {x}")
+        if exact:
+            from indexalg.prove import exact_bounds
+
+            lo, hi = exact_bounds(x, self._ranges)
+        else:
+            lo, hi = bounds_in(x, self._ctx)
+        return _public(lo), _public(hi)
+
+    def simplify(self, e: Expr | str, **options: Any) -> Any:
+        """:func:`indexalg.simplify` under this analyzer's ranges."""
+        from indexalg.simplify import simplify
+
+        return simplify(_expr(e), self._ranges, **options)
+
+    def prove(self, claim: Expr | str, **options: Any) -> Proof:
+        """:func:`indexalg.prove` under the ranges, with the assumptions as hypotheses."""
+        from indexalg.expr import Or, Not
+        from indexalg.prove import prove
+
+        c = _expr(claim)
+        if self._assumptions:
+            # (assumptions -> claim), decided over the narrowed ranges
+            hyp = true
+            for a in self._assumptions:
+                from indexalg.expr import And
+
+                hyp = And.make(hyp, a)
+            c = Or.make(Not.make(hyp), c)
+        return prove(c, self._ranges, **options)
+
+
+def _public(b: Expr | None) -> Any:
+    from indexalg.expr import Integer
+
+    if b is None:
+        return None
+    if type(b) is Integer:
+        return b.payload
+    return b
