@@ -243,16 +243,26 @@ def _rebuild(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
     return _intern(cls, args, payload)
 
 
+# The weak-value table's own dict and callback, used directly: interning is the hottest
+# path of the library, and WeakValueDictionary's methods add a Python frame per lookup.
+_DATA: dict[tuple[Any, ...], Any] = _TABLE.data  # type: ignore[attr-defined]
+_REMOVE = _TABLE._remove  # type: ignore[attr-defined]
+_KeyedRef = weakref.KeyedRef
+
+
 def _intern(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
     k = (cls, payload, args)
-    node = _TABLE.get(k)
-    if node is None:
-        node = object.__new__(cls)
-        node.args = args
-        node.payload = payload
-        node.key = (cls.rank, payload if payload is not None else 0, tuple(a.key for a in args))
-        node._facts = None
-        _TABLE[k] = node
+    ref = _DATA.get(k)
+    if ref is not None:
+        node = ref()
+        if node is not None:
+            return node  # type: ignore[no-any-return]
+    node = object.__new__(cls)
+    node.args = args
+    node.payload = payload
+    node.key = (cls.rank, 0 if payload is None else payload, tuple([a.key for a in args]))
+    node._facts = None
+    _DATA[k] = _KeyedRef(node, _REMOVE, k)
     return node
 
 

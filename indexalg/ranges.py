@@ -108,8 +108,11 @@ def _symbol_key(k: object) -> Expr:
             raise RangeError(f"ranges are given for symbols, got {k}")
         return k
     if isinstance(k, str):
+        from indexalg.expr import Symbol as _Sym
         from indexalg.expr import symbols
 
+        if k.isidentifier():
+            return _Sym(k)
         try:
             (s,) = symbols(k)
         except (ValueError, IndexAlgError):

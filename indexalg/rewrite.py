@@ -106,14 +106,58 @@ def instantiate(p: Expr, b: Binding) -> Expr:
 
 
 def condition_holds(cond: Expr, b: Binding, ctx: Context) -> bool:
-    """The rule's ``when`` after substitution, *proven* under ``ctx``."""
-    from indexalg.analysis.decide import decide_in
-    from indexalg.expr import BoolConst
+    """The rule's ``when`` after substitution, *proven* under ``ctx``.
 
-    c = instantiate(cond, b)
-    if type(c) is BoolConst:
-        return bool(c.payload)
-    return decide_in(c, ctx) is True
+    Evaluated atom by atom without building the instantiated claim: a comparison is first
+    tried on the numeric intervals of its two sides (cached per node), and only when that
+    fails and the sides can be correlated (shared symbols, symbolic ranges) is the
+    difference built and decided.  And/Or short-circuit."""
+    return _holds(cond, b, ctx, True)
+
+
+def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
+    """Proven that ``c`` is ``want``."""
+    from indexalg.analysis.decide import decide_in
+    from indexalg.analysis.interval import interval
+    from indexalg.expr import And, BoolConst, Le, Lt, Not, Or
+
+    t = type(c)
+    if t is BoolConst:
+        return bool(c.payload) is want
+    if t is And or t is Or:
+        if (t is And) is want:
+            return all(_holds(a, b, ctx, want) for a in c.args)
+        return any(_holds(a, b, ctx, want) for a in c.args)
+    if t is Not:
+        return _holds(c.args[0], b, ctx, not want)
+    lhs = instantiate(c.args[0], b)
+    rhs = instantiate(c.args[1], b)
+    if type(lhs) is Integer and type(rhs) is Integer:
+        claim = c.rebuild((lhs, rhs))
+        return bool(claim.payload) is want
+    if t is Lt or t is Le:
+        la, ha = interval(lhs, ctx)
+        lb, hb = interval(rhs, ctx)
+        strict = t is Lt
+        if want and (ha < lb or (not strict and ha <= lb)):
+            return True
+        if not want and (hb < la or (strict and hb <= la)):
+            return True
+        if not _may_correlate(lhs, rhs, ctx):
+            return False
+    v = decide_in(c.rebuild((lhs, rhs)), ctx)
+    return v is want
+
+
+def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:
+    """Whether deciding on ``b - a`` can beat separate intervals: shared symbols, or
+    symbolic ranges in play."""
+    if ctx.dependent:
+        return True
+    if type(a) is Integer or type(b) is Integer:
+        return False
+    sa = {n for n in a.walk() if not n.args and type(n) is not Integer}
+    return any(not n.args and n in sa for n in b.walk())
 
 
 class RuleIndex:

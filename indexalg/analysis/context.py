@@ -87,9 +87,30 @@ _CONTEXTS: OrderedDict[Ranges, Context] = OrderedDict()
 _MAX_CONTEXTS = 256
 
 
+_BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
+
+
+def _normalised(ranges: RangesLike) -> Ranges:
+    """``as_ranges`` memoised on the literal spec (a dict of hashable specs)."""
+    if isinstance(ranges, Ranges) or ranges is None:
+        return as_ranges(ranges)
+    try:
+        key = tuple(ranges.items())
+        hit = _BY_SPEC.get(key)
+    except TypeError:  # unhashable spec values
+        return as_ranges(ranges)
+    if hit is not None:
+        return hit
+    r = as_ranges(ranges)
+    _BY_SPEC[key] = r
+    if len(_BY_SPEC) > _MAX_CONTEXTS:
+        _BY_SPEC.popitem(last=False)
+    return r
+
+
 def context_for(ranges: RangesLike) -> Context:
     """The shared :class:`Context` for these ranges (normalised first)."""
-    r = as_ranges(ranges)
+    r = _normalised(ranges)
     ctx = _CONTEXTS.get(r)
     if ctx is not None:
         _CONTEXTS.move_to_end(r)
