@@ -165,7 +165,7 @@ class Simplifier:
                 continue
             if rule.when.args and not condition_holds(rule.when, b, self.ctx):
                 continue
-            out = instantiate(rule.rhs, b)  # type: ignore[arg-type]
+            out = instantiate(rule.rhs, b)
             if out is node:
                 continue
             return self._fired(rule.name, node, out)

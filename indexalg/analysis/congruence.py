@@ -8,8 +8,8 @@ division by a literal that divides the modulus divides it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import gcd
-from typing import Callable
 
 from indexalg.expr import (
     Add,

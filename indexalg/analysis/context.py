@@ -45,7 +45,7 @@ class Context:
         dependent: set[Expr] = set()
         for sym, (lo, hi) in ranges.items():
             for b in (lo, hi):
-                if b is None or not b.args and type(b) is not Symbol:
+                if b is None or (not b.args and type(b) is not Symbol):
                     continue
                 syms = [n for n in b.walk() if type(n) is Symbol]
                 if syms:

@@ -39,16 +39,14 @@ def exact_divides(d: Expr, e: Expr) -> bool:
         if q == 0:
             return False
         if type(e) is Integer:
-            return e.payload % q == 0
+            return bool(e.payload % q == 0)
         from indexalg.analysis.congruence import congruence as cg
 
         m, r = cg(e)
         return (m % q == 0 and r % q == 0) if m else r % q == 0
     if type(d) is Mul:
         dc, dfs = d.payload, d.args
-    elif type(d) in (Integer,):  # pragma: no cover
-        return False
-    elif d.is_bool:
+    elif type(d) in (Integer,) or d.is_bool:  # pragma: no cover
         return False
     else:
         dc, dfs = 1, (d,)

@@ -4,7 +4,7 @@ defined lies inside).  One handler per node class; results cached per context.""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from indexalg.analysis.context import INF, NEG_INF, Context, Num
 from indexalg.expr import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from indexalg.analysis.context import Context
-from indexalg.expr import And, Eq, Expr, Le, Lt, Min, Max, Not, Or, Symbol, add
+from indexalg.expr import And, Eq, Expr, Le, Lt, Max, Min, Not, Or, Symbol, add
 
 __all__ = ["refine"]
 

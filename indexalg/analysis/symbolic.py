@@ -156,9 +156,9 @@ def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | N
     if t is Where:
         from indexalg.analysis.refine import refine
 
-        c, a, b = e.args
-        ca = refine(ctx, c, True)
-        cb = refine(ctx, c, False)
+        cond, a, b = e.args
+        ca = refine(ctx, cond, True)
+        cb = refine(ctx, cond, False)
         ba = None if ca is None else sym_bound(a, ca, upper=upper, depth=depth + 1)
         bb = None if cb is None else sym_bound(b, cb, upper=upper, depth=depth + 1)
         if ca is None:

@@ -26,9 +26,9 @@ class Procedure:
 
 
 def _registry() -> tuple[Procedure, ...]:
+    from indexalg.procedures.decide import DECIDE_PROCEDURES
     from indexalg.procedures.divsum import DIVSUM_PROCEDURES
     from indexalg.procedures.join import JOIN_PROCEDURES
-    from indexalg.procedures.decide import DECIDE_PROCEDURES
 
     return DIVSUM_PROCEDURES + JOIN_PROCEDURES + DECIDE_PROCEDURES
 

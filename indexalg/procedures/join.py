@@ -25,7 +25,7 @@ __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
 
 
 class _Digit(NamedTuple):
-    index: int  # position of the term in the sum
+    pos: int  # position of the term in the sum
     scale: Expr  # the term is scale * atom
     base: Expr  # x
     d: Expr
@@ -81,7 +81,7 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
         upper_d = mul(lo.d, lo.m)
         upper_scale = mul(lo.scale, lo.m)
         for hi in digits:
-            if hi.index == lo.index or hi.base is not lo.base or hi.d is not upper_d:
+            if hi.pos == lo.pos or hi.base is not lo.base or hi.d is not upper_d:
                 continue
             if hi.scale is not upper_scale:
                 continue
@@ -89,27 +89,27 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
                 joined = FloorDiv.make(lo.base, lo.d)
             else:
                 joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
-            return _rebuild(e, (lo.index, hi.index), mul(lo.scale, joined))
+            return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
     # s*(x // d) - s*m*(x // (d*m)) == s*MI(x, d, m); s*x - s*c*(x // c) == s*MI(x, 1, c)
     plain = _plain_terms(terms)
     for hi in digits:
         if hi.m is not None:
             continue
         for lo in digits:
-            if lo.index == hi.index or lo.m is not None or lo.base is not hi.base:
+            if lo.pos == hi.pos or lo.m is not None or lo.base is not hi.base:
                 continue
             m = _exact_quotient(hi.d, lo.d)
             if m is None or interval(m, ctx)[0] < 1:
                 continue
             if hi.scale is mul(-1, lo.scale, m):
                 mi = ModularIndexing.make(lo.base, lo.d, m)
-                return _rebuild(e, (lo.index, hi.index), mul(lo.scale, mi))
+                return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, mi))
         hit = plain.get(hi.base)
         if hit is not None and type(hi.d) is Integer:
             i, c = hit
             if hi.scale is mul(-c, hi.d):
                 mi = ModularIndexing.make(hi.base, 1, hi.d)
-                return _rebuild(e, (i, hi.index), mul(c, mi))
+                return _rebuild(e, (i, hi.pos), mul(c, mi))
     return None
 
 

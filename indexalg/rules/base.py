@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 from indexalg.expr import (
     And,
@@ -109,40 +108,47 @@ def pattern_vars(e: Expr) -> tuple[Expr, ...]:
     return tuple(sorted(found, key=lambda w: w.payload))
 
 
-@dataclass(frozen=True, eq=False)
 class Rule:
     """``lhs -> rhs`` wherever ``when`` is proven; ``origin`` is where it was defined."""
 
-    name: str
-    lhs: Expr
-    rhs: Expr | int
-    when: Expr = true
-    origin: str = field(default="", compare=False)
+    __slots__ = ("name", "lhs", "rhs", "when", "origin")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "lhs", as_expr(self.lhs))
-        object.__setattr__(self, "rhs", as_expr(self.rhs))
-        if not isinstance(self.when, Expr) or not self.when.is_bool:
-            raise ValueError(f"rule {self.name}: `when` must be a claim, got {self.when}")
+    def __init__(
+        self,
+        name: str,
+        lhs: Expr,
+        rhs: Expr | int,
+        when: Expr = true,
+        origin: str = "",
+    ) -> None:
+        self.name = name
+        self.lhs: Expr = as_expr(lhs)
+        self.rhs: Expr = as_expr(rhs)
+        self.when: Expr = when
+        if not isinstance(when, Expr) or not when.is_bool:
+            raise ValueError(f"rule {name}: `when` must be a claim, got {when}")
         if self.lhs.is_bool != self.rhs.is_bool:
-            raise ValueError(f"rule {self.name}: lhs and rhs must be of the same kind")
+            raise ValueError(f"rule {name}: lhs and rhs must be of the same kind")
         lhs_vars = set(pattern_vars(self.lhs))
         extra = [str(v) for v in pattern_vars(self.rhs) if v not in lhs_vars]
-        extra += [str(v) for v in pattern_vars(self.when) if v not in lhs_vars]
+        extra += [str(v) for v in pattern_vars(when) if v not in lhs_vars]
         if extra:
             raise ValueError(
-                f"rule {self.name}: pattern variables {', '.join(sorted(set(extra)))} "
+                f"rule {name}: pattern variables {', '.join(sorted(set(extra)))} "
                 "appear in rhs/when but not in lhs"
             )
-        if not self.origin:
-            frame = inspect.currentframe()
-            caller = frame.f_back.f_back if frame and frame.f_back else None
+        if not origin:
+            caller = inspect.currentframe()
+            caller = caller.f_back if caller is not None else None
             if caller is not None:
                 fname = caller.f_code.co_filename
-                marker = "indexalg/"
-                idx = fname.rfind(marker)
+                idx = fname.rfind("indexalg/")
                 short = fname[idx:] if idx >= 0 else fname
-                object.__setattr__(self, "origin", f"{short}:{caller.f_lineno}")
+                origin = f"{short}:{caller.f_lineno}"
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r}, {self.lhs}, {self.rhs}, when={self.when})"
 
     def __str__(self) -> str:
         cond = "" if self.when is true else f"  if {self.when}"
