@@ -1,28 +1,35 @@
 # The two commands: `make demo` (the main job on a bundled example) and `make test`.
 # Both create the virtual environment .venv on first use; nothing else needs installing.
+# `make demo` installs the core and z3 only; `make test` adds sympy, torch (the CPU wheel,
+# torch==2.13.0), triton, pytest, hypothesis, ruff and mypy.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+CORE := $(VENV)/.core-installed
+DEV := $(VENV)/.dev-installed
 
 .PHONY: demo test lint typecheck unit
 
-$(STAMP): pyproject.toml
+$(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	$(PY) -m pip install -q -e '.[z3]'
+	touch $(CORE)
 
-demo: $(STAMP)
+$(DEV): $(CORE)
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(DEV)
+
+demo: $(CORE)
 	$(VENV)/bin/indexalg demo
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(PY) -m ruff check indexalg indexalg_triton tests property_tests bench
 
-typecheck: $(STAMP)
+typecheck: $(DEV)
 	$(PY) -m mypy
 
-unit: $(STAMP)
+unit: $(DEV)
 	$(PY) -m pytest -m "not slow"
 
 test: lint typecheck unit

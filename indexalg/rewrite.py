@@ -9,6 +9,7 @@ with that coefficient.  Rules are indexed by the class of their left-hand side's
 from __future__ import annotations
 
 from itertools import permutations
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from indexalg.expr import (
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from indexalg.analysis.context import Context
     from indexalg.rules.base import Rule, RuleSet
 
-__all__ = ["match", "instantiate", "condition_holds", "RuleIndex"]
+__all__ = ["match", "match_all", "instantiate", "condition_holds", "RuleIndex"]
 
 Binding = dict[Expr, Expr]
 
@@ -69,6 +70,22 @@ def match(p: Expr, s: Expr, b: Binding) -> bool:
         if not match(pa, sa, b):
             return False
     return True
+
+
+def match_all(p: Expr, s: Expr) -> Iterator[Binding]:
+    """Every binding under which ``p`` matches ``s`` at the root (commutative roots try each
+    argument order, so a rule's condition can be checked for each)."""
+    if type(p) in _COMMUTATIVE and type(s) is type(p) and len(p.args) == len(s.args):
+        if len(p.args) > 4:
+            return
+        for order in permutations(s.args):
+            b: Binding = {}
+            if all(match(pa, sa, b) for pa, sa in zip(p.args, order)):
+                yield b
+        return
+    b = {}
+    if match(p, s, b):
+        yield b
 
 
 def _match_mul(p: Expr, s: Expr, b: Binding) -> bool:

@@ -20,7 +20,7 @@ from indexalg.errors import ExprTypeError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.procedures import PROCEDURES, Procedure
 from indexalg.ranges import RangesLike
-from indexalg.rewrite import RuleIndex, condition_holds, instantiate, match
+from indexalg.rewrite import RuleIndex, condition_holds, instantiate, match_all
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -160,15 +160,13 @@ class Simplifier:
         for rule in self.index.by_class.get(cls, ()):
             if record:
                 self._tried(rule.name)
-            b: dict[Expr, Expr] = {}
-            if not match(rule.lhs, node, b):
-                continue
-            if rule.when.args and not condition_holds(rule.when, b, self.ctx):
-                continue
-            out = instantiate(rule.rhs, b)
-            if out is node:
-                continue
-            return self._fired(rule.name, node, out)
+            for b in match_all(rule.lhs, node):
+                if rule.when.args and not condition_holds(rule.when, b, self.ctx):
+                    continue
+                out = instantiate(rule.rhs, b)
+                if out is node:
+                    continue
+                return self._fired(rule.name, node, out)
         for proc in self.procs.get(cls, ()):
             if record:
                 self._tried(proc.name)

@@ -19,7 +19,7 @@ def bounds_in(e: Expr, ctx: Context) -> tuple[Expr | None, Expr | None]:
     lo, hi = interval(e, ctx)
     out_lo: Expr | None = None if lo == NEG_INF else integer(int(lo))
     out_hi: Expr | None = None if hi == INF else integer(int(hi))
-    symbolic = mentions_dependent(e, ctx)
+    symbolic = mentions_dependent(e, ctx, ctx.eliminable)
     if out_lo is None or symbolic:
         out_lo = _prefer(out_lo, _symbolic(e, ctx, upper=False), ctx, upper=False)
     if out_hi is None or symbolic:
@@ -40,7 +40,7 @@ def _prefer(num: Expr | None, sym: Expr | None, ctx: Context, *, upper: bool) ->
 
 
 def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
-    b = sym_bound(e, ctx, upper=upper)
+    b = sym_bound(e, ctx, upper=upper, elim=ctx.eliminable)
     if b is None or b is e:
         # e itself is a (trivial) bound only when it mentions no ranged symbol
         if b is e and not any(s in ctx.ranges for s in e.free_symbols):

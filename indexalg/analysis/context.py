@@ -31,6 +31,7 @@ class Context:
         "simp_cache",
         "size_symbols",
         "dependent",
+        "eliminable",
         "_sym_num",
         "_busy",
     )
@@ -55,6 +56,10 @@ class Context:
         self.size_symbols: frozenset[Expr] = frozenset(referenced)
         #: symbols whose range refers to other symbols: eliminated in symbolic bounds
         self.dependent: frozenset[Expr] = frozenset(dependent)
+        #: symbols public bounds are not expressed in: every ranged symbol except sizes
+        self.eliminable: frozenset[Expr] = frozenset(
+            s for s in ranges if s not in referenced
+        )
         self._sym_num: dict[Expr, tuple[Num, Num]] = {}
         self._busy: set[Expr] = set()
 

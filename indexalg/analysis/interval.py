@@ -251,10 +251,18 @@ def _where(e: Expr, ctx: Context) -> Interval:
         return interval(a, ctx)
     if verdict is False:
         return interval(b, ctx)
-    ctx_a = refine(ctx, c, True)
-    ctx_b = refine(ctx, c, False)
-    ia_ = interval(a, ctx_a) if ctx_a is not None else None
-    ib_ = interval(b, ctx_b) if ctx_b is not None else None
+    if len(_WHERE_DEPTH) >= _MAX_WHERE_DEPTH:
+        # conditions inside the bounds of conditions: stop refining (sound, looser)
+        ia_, ib_ = interval(a, ctx), interval(b, ctx)
+        return min(ia_[0], ib_[0]), max(ia_[1], ib_[1])
+    _WHERE_DEPTH.append(True)
+    try:
+        ctx_a = refine(ctx, c, True)
+        ctx_b = refine(ctx, c, False)
+        ia_ = interval(a, ctx_a) if ctx_a is not None else None
+        ib_ = interval(b, ctx_b) if ctx_b is not None else None
+    finally:
+        _WHERE_DEPTH.pop()
     if ia_ is None and ib_ is None:
         return _FULL
     if ia_ is None:
@@ -263,6 +271,10 @@ def _where(e: Expr, ctx: Context) -> Interval:
     if ib_ is None:
         return ia_
     return min(ia_[0], ib_[0]), max(ia_[1], ib_[1])
+
+
+_WHERE_DEPTH: list[bool] = []
+_MAX_WHERE_DEPTH = 2
 
 
 def _bool(e: Expr, ctx: Context) -> Interval:

@@ -7,6 +7,8 @@ from indexalg.expr import And, Eq, Expr, Le, Lt, Max, Min, Not, Or, Symbol, add
 
 __all__ = ["refine"]
 
+_CHECKING: list[bool] = []
+
 
 def _atoms(cond: Expr, truth: bool) -> list[tuple[Expr, Expr]] | None:
     """The condition (or its negation) as a conjunction of ``a <= b`` facts, when it is one."""
@@ -73,10 +75,16 @@ def refine(ctx: Context, cond: Expr, truth: bool) -> Context | None:
         if lo_e is not None and hi_e is not None:
             if interval(lo_e, new)[0] > interval(hi_e, new)[1]:
                 return None
-            # the symbolic difference decides emptiness where numbers cannot
-            from indexalg.analysis.symbolic import sym_bound
+            # the symbolic difference decides emptiness where numbers cannot (not from
+            # inside another emptiness check: bounds holding Where would recurse)
+            if not _CHECKING:
+                from indexalg.analysis.symbolic import sym_bound
 
-            gap = sym_bound(add(hi_e, -lo_e), new, upper=True)
-            if gap is not None and interval(gap, new)[1] < 0:
-                return None
+                _CHECKING.append(True)
+                try:
+                    gap = sym_bound(add(hi_e, -lo_e), new, upper=True)
+                finally:
+                    _CHECKING.pop()
+                if gap is not None and interval(gap, new)[1] < 0:
+                    return None
     return new

@@ -35,10 +35,12 @@ __all__ = ["sym_bound", "mentions_dependent"]
 _DEPTH = 16
 
 
-def mentions_dependent(e: Expr, ctx: Context) -> bool:
-    if not ctx.dependent:
+def mentions_dependent(e: Expr, ctx: Context, elim: frozenset[Expr] | None = None) -> bool:
+    """Whether ``e`` mentions a symbol to eliminate (default: the dependent ones)."""
+    syms = ctx.dependent if elim is None else elim
+    if not syms:
         return False
-    return any(n in ctx.dependent for n in e.walk() if type(n) is Symbol)
+    return any(n in syms for n in e.walk() if type(n) is Symbol)
 
 
 def _pick(a: Expr | None, b: Expr | None, ctx: Context, upper: bool) -> Expr | None:
@@ -73,28 +75,38 @@ def _numeric(e: Expr, ctx: Context, upper: bool) -> Expr | None:
     return integer(int(v))
 
 
-def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | None:
-    """An expression over non-dependent symbols bounding ``e`` from above (``upper``) or
-    below at every in-range point; None when no such bound is found."""
+def sym_bound(
+    e: Expr,
+    ctx: Context,
+    *,
+    upper: bool,
+    depth: int = 0,
+    elim: frozenset[Expr] | None = None,
+) -> Expr | None:
+    """An expression over the symbols not in ``elim`` (default: the dependent symbols)
+    bounding ``e`` from above (``upper``) or below at every in-range point; None when no
+    such bound is found."""
+    if elim is None:
+        elim = ctx.dependent
     if depth > _DEPTH:
         return None
     t = type(e)
     if t is Integer:
         return e
     if t is Symbol:
-        if e not in ctx.dependent:
+        if e not in elim:
             return e
         lo, hi = ctx.ranges.get_bounds(e)
         b = hi if upper else lo
         if b is None:
             return None
-        return sym_bound(b, ctx, upper=upper, depth=depth + 1)
-    if not mentions_dependent(e, ctx):
+        return sym_bound(b, ctx, upper=upper, depth=depth + 1, elim=elim)
+    if not mentions_dependent(e, ctx, elim):
         return e
     if t is Add:
         parts: list[Expr] = [integer(e.payload)]
         for term in e.args:
-            b = sym_bound(term, ctx, upper=upper, depth=depth + 1)
+            b = sym_bound(term, ctx, upper=upper, depth=depth + 1, elim=elim)
             if b is None:
                 return None
             parts.append(b)
@@ -104,12 +116,12 @@ def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | N
         flip = c < 0
         factors = e.args
         if len(factors) == 1:
-            b = sym_bound(factors[0], ctx, upper=upper != flip, depth=depth + 1)
+            b = sym_bound(factors[0], ctx, upper=upper != flip, depth=depth + 1, elim=elim)
             return None if b is None else mul(c, b)
         from indexalg.analysis.interval import interval
 
         if all(interval(f, ctx)[0] >= 0 for f in factors):
-            bs = [sym_bound(f, ctx, upper=upper != flip, depth=depth + 1) for f in factors]
+            bs = [sym_bound(f, ctx, upper=upper != flip, depth=depth + 1, elim=elim) for f in factors]
             if any(b is None for b in bs):
                 return _numeric(e, ctx, upper)
             return mul(c, *bs)  # type: ignore[arg-type]
@@ -117,13 +129,13 @@ def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | N
     if t is FloorDiv or t is CleanDiv:
         a, q = e.args
         if type(q) is Integer and q.payload > 0:
-            b = sym_bound(a, ctx, upper=upper, depth=depth + 1)
+            b = sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim)
             return None if b is None else FloorDiv.make(b, q)
         return _numeric(e, ctx, upper)
     if t is CeilDiv:
         a, q = e.args
         if type(q) is Integer and q.payload > 0:
-            b = sym_bound(a, ctx, upper=upper, depth=depth + 1)
+            b = sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim)
             return None if b is None else CeilDiv.make(b, q)
         return _numeric(e, ctx, upper)
     if t is ModularIndexing or t is Mod:
@@ -135,7 +147,7 @@ def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | N
         from indexalg.analysis.interval import interval
 
         if interval(m, ctx)[0] >= 1:
-            bm = sym_bound(m, ctx, upper=True, depth=depth + 1)
+            bm = sym_bound(m, ctx, upper=True, depth=depth + 1, elim=elim)
             num = _numeric(e, ctx, True)
             if bm is None:
                 return num
@@ -143,7 +155,7 @@ def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | N
             return sym if num is None else _pick_tighter(sym, num, ctx)
         return _numeric(e, ctx, upper)
     if t is Min or t is Max:
-        bs = [sym_bound(a, ctx, upper=upper, depth=depth + 1) for a in e.args]
+        bs = [sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim) for a in e.args]
         if (t is Min) == upper:
             # upper bound of a Min (lower of a Max): any argument's bound will do
             known = [b for b in bs if b is not None]
@@ -156,11 +168,19 @@ def sym_bound(e: Expr, ctx: Context, *, upper: bool, depth: int = 0) -> Expr | N
     if t is Where:
         from indexalg.analysis.refine import refine
 
+        from indexalg.analysis.interval import _MAX_WHERE_DEPTH, _WHERE_DEPTH
+
         cond, a, b = e.args
-        ca = refine(ctx, cond, True)
-        cb = refine(ctx, cond, False)
-        ba = None if ca is None else sym_bound(a, ca, upper=upper, depth=depth + 1)
-        bb = None if cb is None else sym_bound(b, cb, upper=upper, depth=depth + 1)
+        if len(_WHERE_DEPTH) >= _MAX_WHERE_DEPTH:
+            return _numeric(e, ctx, upper)
+        _WHERE_DEPTH.append(True)
+        try:
+            ca = refine(ctx, cond, True)
+            cb = refine(ctx, cond, False)
+            ba = None if ca is None else sym_bound(a, ca, upper=upper, depth=depth + 1, elim=elim)
+            bb = None if cb is None else sym_bound(b, cb, upper=upper, depth=depth + 1, elim=elim)
+        finally:
+            _WHERE_DEPTH.pop()
         if ca is None:
             return bb
         if cb is None:

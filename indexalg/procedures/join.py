@@ -32,13 +32,13 @@ class _Digit(NamedTuple):
     m: Expr | None  # None: a floor division (no upper digit bound)
 
 
-def _digits(terms: tuple[Expr, ...]) -> list[_Digit]:
+def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
     out: list[_Digit] = []
     for i, t in enumerate(terms):
         coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
         for j, f in enumerate(factors):
             tf = type(f)
-            if tf is ModularIndexing or (tf is FloorDiv and _positive(f.args[1])):
+            if tf is ModularIndexing or (tf is FloorDiv and _positive(f.args[1], ctx)):
                 scale = mul(coeff, *factors[:j], *factors[j + 1 :])
                 if tf is ModularIndexing:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], f.args[2]))
@@ -48,8 +48,10 @@ def _digits(terms: tuple[Expr, ...]) -> list[_Digit]:
     return out
 
 
-def _positive(q: Expr) -> bool:
-    return type(q) is Integer and q.payload > 0
+def _positive(q: Expr, ctx: Context) -> bool:
+    if type(q) is Integer:
+        return bool(q.payload > 0)
+    return interval(q, ctx)[0] >= 1
 
 
 def _plain_terms(terms: tuple[Expr, ...]) -> dict[Expr, tuple[int, int]]:
@@ -72,7 +74,7 @@ def _rebuild(e: Expr, drop: tuple[int, ...], extra: Expr) -> Expr:
 
 def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
     terms = e.args
-    digits = _digits(terms)
+    digits = _digits(terms, ctx)
     if not digits:
         return None
     for lo in digits:
