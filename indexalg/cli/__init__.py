@@ -1,0 +1,175 @@
+"""The ``indexalg`` command: a thin ``main`` over the library, one module per subcommand.
+
+Adding a subcommand
+-------------------
+A subcommand is a module of this package that defines::
+
+    NAME: str                      # the command word, e.g. "verify-rules"
+    HELP: str                      # one line for ``indexalg --help``
+    def add_arguments(parser: argparse.ArgumentParser) -> None: ...
+    def run(args: argparse.Namespace) -> int: ...   # returns an exit status
+
+and may define ``DESCRIPTION`` (the text of ``indexalg NAME --help``; default ``HELP``)
+and ``EPILOG`` (examples printed after the options, layout kept).  Register it by adding
+``(NAME, module name)`` to :data:`SUBCOMMANDS`; ``prove``, ``verify-rules`` and ``fuzz``
+are registered already, so their authors only write ``prove.py``, ``verify_rules.py`` and
+``fuzz.py``.  A registered module that does not exist yet is simply not offered.
+
+Rules a subcommand follows:
+
+* **Cheap import.**  At module level import only the standard library, ``indexalg``'s
+  pure-Python core and :mod:`indexalg.cli.common`; import sympy, z3, torch, triton (and
+  heavy parts of indexalg) inside ``run``.  ``indexalg --help`` imports every registered
+  module; a test checks that none of them pulls in sympy, z3, torch or triton.
+* **Exit statuses** are the names in :mod:`indexalg.cli.common`: ``EXIT_OK`` (also
+  "proved"), ``EXIT_DISPROVED``, ``EXIT_BAD_INPUT``, ``EXIT_UNKNOWN``, ``EXIT_FAILED``.
+* **Errors.**  For bad input, raise an :class:`indexalg.errors.IndexAlgError` (or
+  :class:`indexalg.cli.common.CommandError`) and let it escape ``run``: ``main`` prints
+  ``error: ...`` (for a parse error: the column, then the text and a caret) on stderr and
+  exits with ``EXIT_BAD_INPUT``, never with a traceback.  Other exceptions are bugs and
+  keep their traceback.
+* **Shared options** come from :mod:`indexalg.cli.common`: ``add_range_option`` (repeated
+  ``--range NAME=SPEC``, read with ``read_ranges(args.ranges)``) and ``add_json_option``
+  (one JSON object with sorted keys, via ``print_json``).
+* **Deterministic output**: never print in the iteration order of a set.
+
+Only the module of the requested subcommand is imported; ``indexalg --help`` and an unknown
+command import all registered modules to list them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, cast
+
+from indexalg.cli.common import EXIT_BAD_INPUT, EXIT_OK, report_error
+from indexalg.errors import IndexAlgError
+
+__all__ = ["SUBCOMMANDS", "Subcommand", "available_subcommands", "build_parser", "main"]
+
+#: (command word, module) for every subcommand, in the order ``--help`` lists them.
+SUBCOMMANDS: tuple[tuple[str, str], ...] = (
+    ("simplify", "indexalg.cli.simplify"),
+    ("eval", "indexalg.cli.evaluate"),
+    ("bounds", "indexalg.cli.bounds"),
+    ("prove", "indexalg.cli.prove"),
+    ("verify-rules", "indexalg.cli.verify_rules"),
+    ("fuzz", "indexalg.cli.fuzz"),
+    ("demo", "indexalg.cli.demo"),
+)
+
+
+class Subcommand(Protocol):
+    """The interface of a subcommand module (modules satisfy it structurally)."""
+
+    NAME: str
+    HELP: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+if TYPE_CHECKING:  # mypy checks that these modules satisfy the protocol; nothing runs
+    from indexalg.cli import bounds, demo, evaluate, simplify
+
+    _CHECKED: tuple[Subcommand, ...] = (simplify, evaluate, bounds, demo)
+
+
+def available_subcommands() -> list[tuple[str, str]]:
+    """The registered subcommands whose module exists, found without importing them."""
+    return [(name, mod) for name, mod in SUBCOMMANDS if _module_exists(mod)]
+
+
+def _module_exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _load(name: str, module: str) -> Subcommand:
+    mod: ModuleType = importlib.import_module(module)
+    for attr in ("NAME", "HELP", "add_arguments", "run"):
+        if not hasattr(mod, attr):
+            raise TypeError(f"subcommand module {module} does not define {attr}")
+    if name != mod.NAME:
+        raise TypeError(f"subcommand module {module} has NAME {mod.NAME!r}, not {name!r}")
+    return cast(Subcommand, mod)
+
+
+def _version() -> str:
+    from indexalg import __version__
+
+    return f"indexalg {__version__}"
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, just that subcommand's module is imported."""
+    parser = argparse.ArgumentParser(
+        prog="indexalg",
+        description="Simplify, bound, evaluate and prove integer index expressions "
+        "(FloorDiv, ModularIndexing, CeilDiv, Min, Max, Where, ...).",
+        epilog="Exit statuses: 0 ok/proved, 1 disproved, 2 bad input, 3 unknown, 4 check failed.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in available_subcommands():
+        if only is not None and name != only:
+            continue
+        sub = _load(name, module)
+        child = subparsers.add_parser(
+            name,
+            help=sub.HELP,
+            description=getattr(sub, "DESCRIPTION", sub.HELP),
+            epilog=getattr(sub, "EPILOG", None),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        sub.add_arguments(child)
+        child.set_defaults(_run=sub.run)
+    return parser
+
+
+def _requested(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line, if it is registered and exists."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    if word is None:
+        return None
+    return word if any(word == name for name, _ in available_subcommands()) else None
+
+
+def _status(code: object) -> int:
+    if code is None:
+        return EXIT_OK
+    if isinstance(code, int):
+        return code
+    return EXIT_BAD_INPUT
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``indexalg`` command on ``argv`` (default ``sys.argv[1:]``); returns the exit
+    status instead of exiting, so it can be called in-process."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_requested(args_list))
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as stop:  # --help, --version and usage errors (status 2)
+        return _status(stop.code)
+    run: Callable[[argparse.Namespace], int] | None = getattr(args, "_run", None)
+    if run is None:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write("indexalg: error: a command is required (see indexalg --help)\n")
+        return EXIT_BAD_INPUT
+    try:
+        return int(run(args))
+    except IndexAlgError as err:
+        report_error(err)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130

@@ -1,0 +1,177 @@
+"""What the subcommands share: exit statuses, the ``--range`` and ``--json`` options,
+reading expressions and ranges from the command line, error reporting.
+
+Exit statuses (every subcommand uses these names, never bare numbers):
+
+====================  =====  ===========================================================
+name                  value  meaning
+====================  =====  ===========================================================
+``EXIT_OK``           0      success; for ``prove``, the claim is proved
+``EXIT_DISPROVED``    1      the claim is false for some values in the ranges
+``EXIT_BAD_INPUT``    2      malformed expression, range, binding or usage; a zero divisor
+``EXIT_UNKNOWN``      3      the prover could not decide the claim
+``EXIT_FAILED``       4      a check ran and found a failure (verify-rules, fuzz, demo)
+====================  =====  ===========================================================
+
+This module imports only the standard library and indexalg's pure-Python core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from indexalg.errors import IndexAlgError, ParseError, RangeError
+from indexalg.expr import CeilDiv, CleanDiv, Expr, FloorDiv, Integer, Mod, ModularIndexing
+from indexalg.ranges import Ranges, RangeSpec, as_ranges, parse_range_arg
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_DISPROVED",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_PROVED",
+    "EXIT_UNKNOWN",
+    "CommandError",
+    "add_json_option",
+    "add_range_option",
+    "bound_json",
+    "bound_text",
+    "divmod_ops",
+    "print_json",
+    "read_expr",
+    "read_ranges",
+    "report_error",
+]
+
+EXIT_OK = 0
+EXIT_PROVED = EXIT_OK
+EXIT_DISPROVED = 1
+EXIT_BAD_INPUT = 2
+EXIT_UNKNOWN = 3
+EXIT_FAILED = 4
+
+
+class CommandError(IndexAlgError):
+    """Bad command-line input that is neither an expression nor a range (a malformed
+    ``NAME=VALUE`` binding, a file that cannot be read, a missing optional dependency).
+    ``main`` reports it as ``error: <message>`` and exits with ``EXIT_BAD_INPUT``."""
+
+
+# --- options ------------------------------------------------------------------------------
+
+RANGE_HELP = (
+    "range of a symbol (repeatable): NAME=N means 0 <= NAME < N; NAME=LO..HI is inclusive, "
+    "either side may be empty (unbounded); NAME=EXPR means 0 <= NAME < EXPR (symbolic). "
+    "A symbol with no range is any integer."
+)
+
+
+def add_range_option(parser: argparse.ArgumentParser) -> None:
+    """``--range NAME=SPEC`` (repeatable), collected as strings in ``args.ranges``."""
+    parser.add_argument(
+        "-r",
+        "--range",
+        dest="ranges",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help=RANGE_HELP,
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json``: one JSON object on stdout, keys sorted."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (sorted keys) on stdout"
+    )
+
+
+# --- reading input ------------------------------------------------------------------------
+
+
+def read_expr(text: str) -> Expr:
+    """Parse a command-line expression (raises :class:`~indexalg.errors.ParseError`)."""
+    from indexalg.parse import parse
+
+    return parse(text)
+
+
+def read_ranges(specs: Sequence[str]) -> Ranges:
+    """Turn ``--range`` strings into :class:`indexalg.ranges.Ranges`.
+
+    Raises :class:`~indexalg.errors.RangeError` naming the offending ``--range`` for a
+    malformed or empty range, a symbolic bound that does not parse, or a symbol given twice.
+    Symbols that the expression does not mention are allowed.
+    """
+    table: dict[str, RangeSpec] = {}
+    for spec in specs:
+        try:
+            name, value = parse_range_arg(spec)
+            as_ranges({name: value})  # checks this one range, so the error can name it
+        except ParseError as err:
+            raise RangeError(f"--range {spec}: {err.one_line()}") from None
+        except RangeError as err:
+            message = str(err).removeprefix(f"range of {spec.partition('=')[0].strip()}: ")
+            raise RangeError(f"--range {spec}: {message}") from None
+        if name in table:
+            raise RangeError(f"--range {spec}: a range for {name!r} was already given")
+        table[name] = value
+    return as_ranges(table)
+
+
+# --- reporting ----------------------------------------------------------------------------
+
+
+def report_error(err: IndexAlgError, *, where: str = "", stream: TextIO | None = None) -> None:
+    """Print ``err`` for a person: one line ``error: [WHERE: ]MESSAGE`` first; for a
+    :class:`~indexalg.errors.ParseError` the line names the column and is followed by the
+    text and a caret under the offending token."""
+    out = sys.stderr if stream is None else stream
+    prefix = f"error: {where}: " if where else "error: "
+    if isinstance(err, ParseError):
+        caret = " " * (err.column - 1) + "^"
+        out.write(f"{prefix}{err.one_line()}\n  {err.text}\n  {caret}\n")
+        return
+    message = str(err).splitlines()[0] if str(err) else type(err).__name__
+    out.write(f"{prefix}{message}\n")
+
+
+def print_json(obj: object) -> None:
+    """One JSON object on stdout with sorted keys (deterministic)."""
+    sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
+
+
+# --- measuring and printing results -------------------------------------------------------
+
+DIVMOD_KINDS: tuple[type[Expr], ...] = (FloorDiv, Mod, ModularIndexing, CeilDiv, CleanDiv)
+
+
+def divmod_ops(e: Expr) -> int:
+    """Number of division-like nodes (FloorDiv, Mod, ModularIndexing, CeilDiv, CleanDiv) in
+    ``e``, shared subtrees counted once: the figure the demo and the benchmarks compare."""
+    return sum(1 for node in e.walk() if type(node) in DIVMOD_KINDS)
+
+
+def bound_text(b: object, *, upper: bool) -> str:
+    """A bound for people: None (unbounded) prints as ``-inf`` below and ``inf`` above."""
+    if b is None:
+        return "inf" if upper else "-inf"
+    return str(b)
+
+
+def bound_json(b: object) -> int | str | None:
+    """A bound for JSON: an int, the canonical text of a symbolic bound, or null."""
+    if b is None:
+        return None
+    if isinstance(b, bool):
+        raise TypeError(f"a bound must be an integer, got {b!r}")
+    if isinstance(b, int):
+        return b
+    if type(b) is Integer:
+        v: int = b.payload
+        return v
+    return str(b)
