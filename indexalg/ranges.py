@@ -150,7 +150,7 @@ def as_ranges(ranges: RangesLike) -> Ranges:
         return _EMPTY
     if isinstance(ranges, Ranges):
         return ranges
-    if not isinstance(ranges, Mapping):
+    if type(ranges) is not dict and not isinstance(ranges, Mapping):
         raise RangeError(f"ranges must be a mapping from symbol names, got {type(ranges).__name__}")
     out: dict[Expr, tuple[Bound, Bound]] = {}
     for k, spec in ranges.items():

@@ -74,11 +74,7 @@ class Simplifier:
     ) -> None:
         self.ctx = ctx
         self.index = index
-        by_class: dict[type[Expr], list[Procedure]] = {}
-        for p in procedures:
-            for cls in p.applies_to:
-                by_class.setdefault(cls, []).append(p)
-        self.procs = {k: tuple(v) for k, v in by_class.items()}
+        self.procs = _by_class(tuple(procedures))
         self.cache = cache
         self.record = record
         self.result = SimplifyResult(expr=integer(0))
@@ -178,6 +174,24 @@ class Simplifier:
             if lo == hi:
                 return self._fired("fold_by_range", node, integer(int(lo)))
         return None
+
+
+_PROCS_BY_CLASS: dict[tuple[Procedure, ...], dict[type[Expr], tuple[Procedure, ...]]] = {}
+
+
+def _by_class(procedures: tuple[Procedure, ...]) -> dict[type[Expr], tuple[Procedure, ...]]:
+    """Procedures grouped by the node classes they apply to (memoised per tuple)."""
+    hit = _PROCS_BY_CLASS.get(procedures)
+    if hit is not None:
+        return hit
+    by_class: dict[type[Expr], list[Procedure]] = {}
+    for p in procedures:
+        for cls in p.applies_to:
+            by_class.setdefault(cls, []).append(p)
+    out = {k: tuple(v) for k, v in by_class.items()}
+    if len(_PROCS_BY_CLASS) < 64:
+        _PROCS_BY_CLASS[procedures] = out
+    return out
 
 
 _DEFAULT_INDEX: RuleIndex | None = None
