@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 from indexalg.errors import DivisionByZeroError, ExprTypeError, InvalidOperationError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
 __all__ = [
     "Expr",
@@ -158,7 +158,7 @@ class Expr:
                 n += 1
         return n
 
-    def subs(self, mapping: dict[Expr, ExprLike]) -> Expr:
+    def subs(self, mapping: Mapping[Expr, ExprLike]) -> Expr:
         """Replace nodes (usually symbols) by expressions, rebuilding bottom-up."""
         table = {k: as_expr(v) for k, v in mapping.items()}
         memo: dict[Expr, Expr] = {}

@@ -87,9 +87,13 @@ def _bound_expr(v: object, what: str) -> Bound:
     if v is None:
         return None
     if isinstance(v, str):
+        from indexalg.errors import ParseError
         from indexalg.parse import parse
 
-        return _checked_int_expr(parse(v), what)
+        try:
+            return _checked_int_expr(parse(v), what)
+        except ParseError as err:
+            raise RangeError(f"{what}: {err.one_line()} in {v!r}") from None
     try:
         return _checked_int_expr(as_expr(v), what)
     except IndexAlgError as err:

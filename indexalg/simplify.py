@@ -12,7 +12,7 @@ A step limit turns a runaway rule set into :class:`~indexalg.errors.RewriteLimit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
 from indexalg.analysis.context import Context, context_for
 from indexalg.analysis.interval import interval
@@ -230,6 +230,20 @@ def simplify_in(
     return out, s.result
 
 
+@overload
+def simplify(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    stats: Literal[False] = False,
+    explain: Literal[False] = False,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> Expr: ...
+
+
+@overload
 def simplify(
     e: Expr | str,
     ranges: RangesLike = None,
@@ -239,7 +253,19 @@ def simplify(
     rules: RuleSet | Iterable[Rule] | None = None,
     procedures: Iterable[Procedure] | None = None,
     step_limit: int = DEFAULT_STEP_LIMIT,
-) -> Expr:
+) -> Expr | SimplifyResult: ...
+
+
+def simplify(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    stats: bool = False,
+    explain: bool = False,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> Expr | SimplifyResult:
     """The simplest form of ``e`` found, equal to ``e`` at every in-range point where ``e``
     is defined.
 
@@ -262,5 +288,5 @@ def simplify(
         e, ctx, rules=rules, procedures=procedures, record=record, step_limit=step_limit
     )
     if record:
-        return result  # type: ignore[return-value]
+        return result
     return out

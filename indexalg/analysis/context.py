@@ -32,6 +32,7 @@ class Context:
         "size_symbols",
         "dependent",
         "eliminable",
+        "bounded",
         "_sym_num",
         "_busy",
     )
@@ -62,6 +63,11 @@ class Context:
         )
         self._sym_num: dict[Expr, tuple[Num, Num]] = {}
         self._busy: set[Expr] = set()
+        #: dependent symbols plus those with finite ranges on both sides (not sizes)
+        self.bounded: frozenset[Expr] = self.dependent
+        self.bounded = self.dependent | frozenset(
+            s for s in self.eliminable if INF not in map(abs, self.symbol_interval(s))
+        )
 
     def symbol_interval(self, sym: Expr) -> tuple[Num, Num]:
         """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""
@@ -95,15 +101,25 @@ _MAX_CONTEXTS = 256
 _BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
 
 
+def _plain_spec(v: object) -> bool:
+    """A spec whose equality is identity of meaning (1 == True == 1.0 must not collide)."""
+    t = type(v)
+    if t is int or t is str or v is None or isinstance(v, Expr):
+        return True
+    if t is tuple:
+        return all(_plain_spec(x) for x in v)  # type: ignore[attr-defined]
+    return False
+
+
 def _normalised(ranges: RangesLike) -> Ranges:
     """``as_ranges`` memoised on the literal spec (a dict of hashable specs)."""
-    if isinstance(ranges, Ranges) or ranges is None:
+    if isinstance(ranges, Ranges) or ranges is None or type(ranges) is not dict:
         return as_ranges(ranges)
-    try:
-        key = tuple(ranges.items())
-        hit = _BY_SPEC.get(key)
-    except TypeError:  # unhashable spec values
-        return as_ranges(ranges)
+    items = tuple(ranges.items())
+    if not all(_plain_spec(v) for _, v in items):
+        return as_ranges(ranges)  # not cached: only exact ints, strings, Exprs, None
+    key = items
+    hit = _BY_SPEC.get(key)
     if hit is not None:
         return hit
     r = as_ranges(ranges)

@@ -11,6 +11,7 @@ from indexalg.analysis.context import Context, context_for
 from indexalg.analysis.interval import interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.expr import (
+    Add,
     And,
     BoolConst,
     Eq,
@@ -24,7 +25,9 @@ from indexalg.expr import (
     Ne,
     Not,
     Or,
+    Symbol,
     add,
+    mul,
 )
 from indexalg.ranges import RangesLike
 
@@ -81,10 +84,19 @@ def _lower_ge(d: Expr, k: int, ctx: Context) -> bool:
     lo, _ = interval(d, ctx)
     if lo >= k:
         return True
-    if mentions_dependent(d, ctx):
-        b = sym_bound(d, ctx, upper=False)
+    for elim in _symbolic_passes(d, ctx):
+        b = sym_bound(d, ctx, upper=False, elim=elim)
         if b is not None and interval(b, ctx)[0] >= k:
             return True
+    if k >= 0 and type(d) is Add:
+        split = _common_factor(d)
+        if split is not None:
+            f, g = split
+            # f >= 1 and g >= k >= 0 give f*g >= g >= k; f >= 0 and g >= 0 give f*g >= 0
+            if k == 0 and _lower_ge(f, 0, ctx) and _lower_ge(g, 0, ctx):
+                return True
+            if _lower_ge(f, 1, ctx) and _lower_ge(g, k, ctx):
+                return True
     return False
 
 
@@ -93,20 +105,50 @@ def _upper_le(d: Expr, k: int, ctx: Context) -> bool:
     _, hi = interval(d, ctx)
     if hi <= k:
         return True
-    if mentions_dependent(d, ctx):
-        b = sym_bound(d, ctx, upper=True)
+    for elim in _symbolic_passes(d, ctx):
+        b = sym_bound(d, ctx, upper=True, elim=elim)
         if b is not None and interval(b, ctx)[1] <= k:
             return True
-    return False
+    return _lower_ge(mul(-1, d), -k, ctx) if k <= 0 and type(d) is Add else False
+
+
+def _symbolic_passes(d: Expr, ctx: Context) -> list[frozenset[Expr]]:
+    """The symbol sets worth eliminating symbolically for ``d``: the dependent symbols,
+    then also the symbols with finite ranges (keeping the unbounded ones, so that
+    ``n - Where(i < 0, i + n, i)`` cancels n)."""
+    passes: list[frozenset[Expr]] = []
+    if mentions_dependent(d, ctx):
+        passes.append(ctx.dependent)
+    if ctx.bounded and ctx.bounded != ctx.dependent and mentions_dependent(d, ctx, ctx.bounded):
+        syms = [n for n in d.walk() if type(n) is Symbol]
+        if any(s not in ctx.bounded for s in syms):
+            passes.append(ctx.bounded)
+    return passes
+
+
+def _common_factor(d: Expr) -> tuple[Expr, Expr] | None:
+    """``d == f * g`` with f a non-constant factor common to every term, or None."""
+    if d.payload != 0:
+        return None
+    first = d.args[0]
+    candidates = list(first.args) if type(first) is Mul else [first]
+    for f in candidates:
+        if type(f) is Integer:
+            continue
+        from indexalg.procedures.polydiv import divide_exact
+
+        g = divide_exact(d, f)
+        if g is not None:
+            return f, g
+    return None
 
 
 def _decide_eq(a: Expr, b: Expr, ctx: Context) -> tuple[bool | None, str]:
     d = add(a, -1 * b) if type(b) is not Integer else add(a, -b.payload)
     if type(d) is Integer:
         return d.payload == 0, "interval"
-    if type(d) in (Mod, ModularIndexing):
-        if type(d) is Mod and exact_divides(d.args[1], d.args[0]):
-            return True, "congruence"
+    if type(d) is Mod and exact_divides(d.args[1], d.args[0]):
+        return True, "congruence"
     if _lower_ge(d, 1, ctx) or _upper_le(d, -1, ctx):
         return False, "interval"
     if _lower_ge(d, 0, ctx) and _upper_le(d, 0, ctx):

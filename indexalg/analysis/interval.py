@@ -253,14 +253,14 @@ def _where(e: Expr, ctx: Context) -> Interval:
         return interval(b, ctx)
     if len(_WHERE_DEPTH) >= _MAX_WHERE_DEPTH:
         # conditions inside the bounds of conditions: stop refining (sound, looser)
-        ia_, ib_ = interval(a, ctx), interval(b, ctx)
-        return min(ia_[0], ib_[0]), max(ia_[1], ib_[1])
+        both = interval(a, ctx), interval(b, ctx)
+        return min(both[0][0], both[1][0]), max(both[0][1], both[1][1])
     _WHERE_DEPTH.append(True)
     try:
         ctx_a = refine(ctx, c, True)
         ctx_b = refine(ctx, c, False)
-        ia_ = interval(a, ctx_a) if ctx_a is not None else None
-        ib_ = interval(b, ctx_b) if ctx_b is not None else None
+        ia_: Interval | None = interval(a, ctx_a) if ctx_a is not None else None
+        ib_: Interval | None = interval(b, ctx_b) if ctx_b is not None else None
     finally:
         _WHERE_DEPTH.pop()
     if ia_ is None and ib_ is None:

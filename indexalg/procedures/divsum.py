@@ -146,14 +146,35 @@ def modular_indexing_of_sum(e: Expr, ctx: Context) -> Expr | None:
         if g is not None:
             inner, gv = g
             return ModularIndexing.make(inner, d.payload // gv, m)
-    if type(d) is Integer and d.payload > 1:
+    if d is not _ONE:
         # (d*A + B) // d == A + B // d; worth it only when B // d vanishes (0 <= B < d)
         split = _pull_multiples(a, d)
-        if split is not None:
-            lo, hi = interval(split[1], ctx)
-            if lo >= 0 and hi < d.payload:
-                return ModularIndexing.make(split[0], 1, m)
+        if split is not None and _below(split[1], d, ctx):
+            return ModularIndexing.make(split[0], 1, m)
+    # c*MI(x, 1, M) == c*x - c*M*(x // M): drop the multiple of c*M when d*m divides it
+    terms, const = split_terms(a)
+    for i, (c, t) in enumerate(terms):
+        if type(t) is ModularIndexing and t.args[1] is _ONE:
+            if exact_divides(period, mul(c, t.args[2])):
+                rest = [*terms[:i], (c, t.args[0]), *terms[i + 1 :]]
+                return ModularIndexing.make(_sum(rest, const), d, m)
     return None
+
+
+_ONE = Integer(1)
+
+
+def _below(b: Expr, d: Expr, ctx: Context) -> bool:
+    """Proven 0 <= b < d."""
+    if type(b) is Integer and b.payload == 0:
+        return True
+    lo, hi = interval(b, ctx)
+    if lo >= 0 and hi < interval(d, ctx)[0]:
+        return True
+    from indexalg.analysis.decide import decide_in
+    from indexalg.expr import And, Le, Lt
+
+    return decide_in(And.make(Le.make(0, b), Lt.make(b, d)), ctx) is True
 
 
 DIVSUM_PROCEDURES = (

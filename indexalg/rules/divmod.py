@@ -14,6 +14,11 @@ x, y, z, d, m, d2, m2 = wilds("x y z d m d2 m2")
 DIVMOD = RuleSet(
     "DIVMOD",
     [
+        # x != 0 wherever the lhs is defined
+        Rule("floordiv_self", FloorDiv(x, x), 1),
+        Rule("mod_self", Mod(x, x), 0),
+        # x >= 1 wherever the lhs is defined: (x // 1) mod x == 0
+        Rule("modular_indexing_self", ModularIndexing(x, 1, x), 0),
         # floor(floor(x/y)/z) == floor(x/(y*z)) for any y != 0 when z > 0
         # (not for z < 0: Inductor's FloorDiv(FloorDiv(n, 2), -3) -> n // -6 is wrong at n = 7).
         Rule(
