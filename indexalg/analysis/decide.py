@@ -20,7 +20,6 @@ from indexalg.expr import (
     Le,
     Lt,
     Mod,
-    ModularIndexing,
     Mul,
     Ne,
     Not,

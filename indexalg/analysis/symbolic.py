@@ -121,7 +121,8 @@ def sym_bound(
         from indexalg.analysis.interval import interval
 
         if all(interval(f, ctx)[0] >= 0 for f in factors):
-            bs = [sym_bound(f, ctx, upper=upper != flip, depth=depth + 1, elim=elim) for f in factors]
+            side = upper != flip
+            bs = [sym_bound(f, ctx, upper=side, depth=depth + 1, elim=elim) for f in factors]
             if any(b is None for b in bs):
                 return _numeric(e, ctx, upper)
             return mul(c, *bs)  # type: ignore[arg-type]
@@ -166,9 +167,8 @@ def sym_bound(
             return None
         return Min.make(*bs) if t is Min else Max.make(*bs)  # type: ignore[arg-type]
     if t is Where:
-        from indexalg.analysis.refine import refine
-
         from indexalg.analysis.interval import _MAX_WHERE_DEPTH, _WHERE_DEPTH
+        from indexalg.analysis.refine import refine
 
         cond, a, b = e.args
         if len(_WHERE_DEPTH) >= _MAX_WHERE_DEPTH:
