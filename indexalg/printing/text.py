@@ -7,7 +7,7 @@ so a ``Mod`` of such a ``FloorDiv`` prints in function form, ``Mod(a // d, m)``.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from indexalg.expr import (
     Add,
@@ -75,7 +75,9 @@ def _add(e: Expr) -> Printed:
     parts: list[str] = []
     for i, t in enumerate(e.args):
         if type(t) is Mul and t.payload < 0:
-            text = _mul(_neg_term(t))[0]
+            neg = _neg_term(t)
+            # -2*x reads as (-2)*x, the same node; anything else leading needs -(...)
+            text = _mul(neg)[0] if type(neg) is Mul else _wrap(neg, UNARY if i == 0 else PROD)
             parts.append(("-" if i == 0 else " - ") + text)
         else:
             parts.append(("" if i == 0 else " + ") + _wrap(t, PROD))
