@@ -455,21 +455,33 @@ def _mono_key(factors: tuple[Expr, ...]) -> tuple[SortKey, ...]:
     return tuple(f.key for f in factors)
 
 
-def _build_sum(const: int, acc: dict[tuple[Expr, ...], int]) -> Expr:
+def _build_sum(
+    const: int, acc: dict[tuple[Expr, ...], int], nodes: dict[tuple[Expr, ...], Expr | None]
+) -> Expr:
     items = [(f, c) for f, c in acc.items() if c != 0]
     if not items:
         return integer(const)
     if len(items) > 1:
         items.sort(key=lambda fc: _mono_key(fc[0]))
-    if len(items) == 1 and const == 0:
-        return _make_term(items[0][1], items[0][0])
-    return _intern(Add, tuple(_make_term(c, f) for f, c in items), const)
+    terms = []
+    for f, c in items:
+        t = nodes.get(f)
+        # reuse the operand's own term node when its coefficient survived unchanged
+        if t is None or (t.payload if type(t) is Mul else 1) != c:
+            t = _make_term(c, f)
+        terms.append(t)
+    if len(terms) == 1 and const == 0:
+        return terms[0]
+    return _intern(Add, tuple(terms), const)
 
 
 def add(*operands: ExprLike) -> Expr:
     """The canonical sum of the operands."""
     const = 0
     acc: dict[tuple[Expr, ...], int] = {}
+    nodes: dict[tuple[Expr, ...], Expr | None] = {}
+    only: Expr | None = None  # the single non-literal operand, while there is one
+    n_exprs = 0
     for x in operands:
         if type(x) is int:
             const += x
@@ -478,15 +490,33 @@ def add(*operands: ExprLike) -> Expr:
         tx = type(e)
         if tx is Integer:
             const += e.payload
-        elif tx is Add:
+            continue
+        n_exprs += 1
+        only = e
+        if tx is Add:
             const += e.payload
             for t in e.args:
-                c, f = _term_parts(t)
-                acc[f] = acc.get(f, 0) + c
+                if type(t) is Mul:
+                    c, f = t.payload, t.args
+                else:
+                    c, f = 1, (t,)
+                prev = acc.get(f)
+                acc[f] = c if prev is None else prev + c
+                nodes[f] = t if prev is None else None
         else:
-            c, f = _term_parts(e)
-            acc[f] = acc.get(f, 0) + c
-    return _build_sum(const, acc)
+            if tx is Mul:
+                c, f = e.payload, e.args
+            else:
+                c, f = 1, (e,)
+            prev = acc.get(f)
+            acc[f] = c if prev is None else prev + c
+            nodes[f] = e if prev is None else None
+    if n_exprs == 1 and only is not None and type(only) is Add:
+        # a sum plus literals: same terms, new constant
+        if const == 0 and len(only.args) == 1:
+            return only.args[0]
+        return only if const == only.payload else _intern(Add, only.args, const)
+    return _build_sum(const, acc, nodes)
 
 
 def mul(*operands: ExprLike) -> Expr:
@@ -531,7 +561,7 @@ def mul(*operands: ExprLike) -> Expr:
         if len(f) > 1:
             f = tuple(sorted(f, key=lambda g: g.key))
         acc[f] = acc.get(f, 0) + c
-    return _build_sum(const, acc)
+    return _build_sum(const, acc, {})
 
 
 # ---------------------------------------------------------------------------------------
