@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from indexalg.analyzer import Analyzer
 from indexalg.errors import (
     DivisionByZeroError,
     ExprTypeError,
@@ -47,14 +48,12 @@ from indexalg.expr import (
     symbols,
     true,
 )
-from indexalg.ranges import RangesLike
 from indexalg.parse import parse
-from indexalg.analyzer import Analyzer
-from indexalg.ranges import Ranges, as_ranges
+from indexalg.prove import Proof, prove
+from indexalg.ranges import Ranges, RangesLike, as_ranges
 
 # The function names shadow their (cheap, pure-Python) implementation modules on purpose.
-from indexalg.simplify import simplify  # noqa: E402
-from indexalg.prove import Proof, prove  # noqa: E402
+from indexalg.simplify import simplify
 
 __version__ = "0.1.0"
 

@@ -22,7 +22,7 @@ from indexalg.analysis.context import Context, context_for
 from indexalg.analysis.refine import refine
 from indexalg.errors import ExprTypeError, RangeError
 from indexalg.expr import Expr, Symbol, true
-from indexalg.ranges import Ranges, RangeSpec, RangesLike, as_ranges
+from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
 
 if TYPE_CHECKING:
     from indexalg.prove import Proof
@@ -124,7 +124,7 @@ class Analyzer:
 
     def prove(self, claim: Expr | str, **options: Any) -> Proof:
         """:func:`indexalg.prove` under the ranges, with the assumptions as hypotheses."""
-        from indexalg.expr import Or, Not
+        from indexalg.expr import Not, Or
         from indexalg.prove import prove
 
         c = _expr(claim)

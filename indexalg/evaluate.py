@@ -3,8 +3,8 @@ against.  One table keyed by node class implements DESIGN.md's semantics exactly
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Callable, Union
+from collections.abc import Callable, Mapping
+from typing import Union
 
 from indexalg.errors import (
     DivisionByZeroError,

@@ -24,6 +24,7 @@ asserted exact division.  Booleans are not integers.
 
 from __future__ import annotations
 
+import keyword
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
@@ -355,8 +356,15 @@ class Symbol(Expr):
 
 
 def _symbol(name: str) -> Expr:
-    if not isinstance(name, str) or not name.isidentifier():
-        raise InvalidOperationError(f"symbol names must be identifiers, got {name!r}")
+    if (
+        not isinstance(name, str)
+        or not name.isidentifier()
+        or not name.isascii()
+        or keyword.iskeyword(name)
+    ):
+        raise InvalidOperationError(
+            f"symbol names must be ASCII identifiers other than Python keywords, got {name!r}"
+        )
     return _intern(Symbol, (), name)
 
 

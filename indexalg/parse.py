@@ -23,7 +23,7 @@ Grammar (Python's precedence)::
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from indexalg.errors import IndexAlgError, ParseError
 from indexalg.expr import (
@@ -376,5 +376,7 @@ def parse(text: str) -> Expr:
     ia.parse('ModularIndexing(x, 64, 8)')
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse() takes a string, got {type(text).__name__}")
+        from indexalg.errors import ExprTypeError
+
+        raise ExprTypeError(f"parse() takes a string, got {type(text).__name__}")
     return _Parser(text).parse()

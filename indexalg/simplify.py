@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 from indexalg.analysis.context import Context, context_for
 from indexalg.analysis.interval import interval
-from indexalg.errors import ExprTypeError, RewriteLimitError
+from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.procedures import PROCEDURES, Procedure
 from indexalg.ranges import RangesLike
@@ -96,7 +96,13 @@ class Simplifier:
             node = e
             for a, b in zip(args, new):
                 if a is not b:
-                    node = e.rebuild(new)
+                    try:
+                        node = e.rebuild(new)
+                    except InvalidOperationError:
+                        # a pinned range folds a divisor to 0 (or a ModularIndexing divisor
+                        # below 1): e has no value anywhere in range; keep it as written
+                        self.cache[e] = e
+                        return e
                     break
             out = self._at_node(node) if node is e else self.visit_new(node)
         self.cache[e] = out
@@ -159,7 +165,10 @@ class Simplifier:
             for b in match_all(rule.lhs, node):
                 if rule.when.args and not condition_holds(rule.when, b, self.ctx):
                     continue
-                out = instantiate(rule.rhs, b)
+                try:
+                    out = instantiate(rule.rhs, b)
+                except InvalidOperationError:
+                    continue
                 if out is node:
                     continue
                 return self._fired(rule.name, node, out)
