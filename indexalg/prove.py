@@ -1,0 +1,540 @@
+"""The tiered prover: cheap analyses first, Z3 last and on purpose.
+
+``prove(claim, ranges)`` decides a claim (a comparison, or And/Or/Not of comparisons) for
+every assignment of its symbols inside their ranges.  Tiers, in order:
+
+1. ``interval``   -- interval bounds (numeric, then symbolic);
+2. ``congruence`` -- congruence facts (``e ≡ r (mod m)``); tiers 1-2 are
+   :func:`indexalg.analysis.decide`;
+3. ``simplify``   -- the simplifier under the ranges, when it rewrites the claim to a literal;
+4. ``z3``         -- Z3 under a resource limit (``rlimit``: the same answer on every run,
+   unlike a wall-clock timeout), asked for a point in the ranges where the claim is false.
+
+Semantics.  A *point* assigns an integer to every symbol of the claim and of the range bounds
+it depends on, with ``lo <= v <= hi`` for every ranged symbol (symbolic bounds evaluated at
+the point; a point where a bound is undefined is not in the ranges).  The claim is *proved*
+when it is true at every point where it is defined (evaluating it raises no error: the same
+convention as the simplifier, which keeps values only where they exist); it is *disproved*
+when some point makes it false, and then :attr:`Proof.counterexample` is such a point,
+checked with :func:`indexalg.evaluate` before it is returned.  Anything else is *unknown*:
+the prover never guesses, and a Z3 answer it cannot confirm is reported as unknown.
+
+:meth:`Proof.smtlib` writes the tier-4 query as an SMT-LIB 2 script (``unsat`` = proved) for
+reproduction with any SMT solver; :func:`exact_bounds` gives the tightest bounds through Z3's
+optimiser.  :data:`STATS` counts which tier answered.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from indexalg.errors import ExprTypeError, IndexAlgError, InvalidOperationError
+from indexalg.evaluate import evaluate
+from indexalg.expr import BoolConst, Expr, integer
+from indexalg.ranges import Bound, Ranges, RangesLike, as_ranges
+
+__all__ = [
+    "Proof",
+    "ProverStats",
+    "STATS",
+    "TIERS",
+    "DEFAULT_RLIMIT",
+    "prove",
+    "exact_bounds",
+    "domain_symbols",
+    "in_ranges",
+]
+
+Status = Literal["proved", "disproved", "unknown"]
+
+#: The tiers, in the order they are tried.
+TIERS: tuple[str, ...] = ("interval", "congruence", "simplify", "z3")
+
+#: The default Z3 resource limit of one query (see :mod:`indexalg.interop.z3`).
+DEFAULT_RLIMIT = 2_000_000
+
+
+@dataclass
+class ProverStats:
+    """Which tier answered how many claims, and the time spent per tier (nanoseconds).
+
+    ``answered`` is keyed by tier name (plus ``"literal"`` for claims that were True/False
+    already); ``unknown`` counts claims no tier decided.
+    """
+
+    answered: dict[str, int] = field(default_factory=dict)
+    time_ns: dict[str, int] = field(default_factory=dict)
+    unknown: int = 0
+
+    def record(self, tier: str, ns: int) -> None:
+        self.answered[tier] = self.answered.get(tier, 0) + 1
+        self.time_ns[tier] = self.time_ns.get(tier, 0) + ns
+
+    def reset(self) -> None:
+        self.answered.clear()
+        self.time_ns.clear()
+        self.unknown = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.answered.values()) + self.unknown
+
+    def as_dict(self) -> dict[str, object]:
+        """A JSON-friendly snapshot with sorted keys."""
+        return {
+            "answered": dict(sorted(self.answered.items())),
+            "time_ns": dict(sorted(self.time_ns.items())),
+            "unknown": self.unknown,
+            "total": self.total,
+        }
+
+
+#: Module-level statistics of every :func:`prove` call (reset with ``STATS.reset()``).
+STATS = ProverStats()
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The answer of :func:`prove`.
+
+    ``status``: ``"proved"``, ``"disproved"`` or ``"unknown"``; ``tier``: the tier that
+    answered (``""`` when unknown); ``counterexample``: for a disproved claim, a point
+    (symbol name -> value, sorted by name) inside the ranges where the claim is false;
+    ``reason``: a short explanation for people.
+    """
+
+    status: Status
+    claim: Expr
+    ranges: Ranges
+    tier: str = ""
+    counterexample: dict[str, int] | None = None
+    reason: str = ""
+    rlimit: int = DEFAULT_RLIMIT
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+    @property
+    def disproved(self) -> bool:
+        return self.status == "disproved"
+
+    def smtlib(self) -> str:
+        """The Z3 tier's query as an SMT-LIB 2 script: ``unsat`` means the claim is proved;
+        a model is a point in the ranges where the claim is defined and false."""
+        return smtlib_query(self.claim, self.ranges, rlimit=self.rlimit)
+
+    def as_dict(self) -> dict[str, object]:
+        """A JSON-friendly form (keys sorted by the JSON writer)."""
+        return {
+            "status": self.status,
+            "claim": str(self.claim),
+            "ranges": {k: list(v) for k, v in self.ranges.as_spec().items()},
+            "tier": self.tier,
+            "counterexample": self.counterexample,
+            "reason": self.reason,
+        }
+
+    def __str__(self) -> str:
+        text = f"{self.status}: {self.claim}"
+        if self.tier:
+            text += f" [{self.tier}]"
+        if self.counterexample is not None:
+            point = ", ".join(f"{k}={v}" for k, v in self.counterexample.items())
+            text += f"; counterexample: {point}"
+        return text
+
+
+# --- the domain of a claim ----------------------------------------------------------------------
+
+
+def domain_symbols(e: Expr, ranges: Ranges) -> tuple[Expr, ...]:
+    """The symbols of ``e`` and, transitively, of the range bounds they depend on (by name)."""
+    seen: dict[Expr, None] = {}
+    stack = list(e.free_symbols)
+    while stack:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen[s] = None
+        for b in ranges.get_bounds(s):
+            if b is not None:
+                stack.extend(x for x in b.free_symbols if x not in seen)
+    return tuple(sorted(seen, key=lambda s: str(s.payload)))
+
+
+def in_ranges(point: Mapping[str, int], ranges: Ranges) -> bool:
+    """True when ``point`` satisfies every range of a symbol it assigns (bounds evaluated
+    at the point; an undefined or unevaluable bound counts as not satisfied)."""
+    for sym, (lo, hi) in ranges.items():
+        name: str = sym.payload
+        if name not in point:
+            continue
+        v = point[name]
+        try:
+            if lo is not None and v < _int_value(lo, point):
+                return False
+            if hi is not None and v > _int_value(hi, point):
+                return False
+        except IndexAlgError:
+            return False
+    return True
+
+
+def _int_value(e: Expr, point: Mapping[str, int]) -> int:
+    v = evaluate(e, point)
+    if isinstance(v, bool):  # pragma: no cover - bounds are integer expressions
+        raise ExprTypeError(f"a range bound must be an integer expression, got {e}")
+    return v
+
+
+def _violates(claim: Expr, point: Mapping[str, int], ranges: Ranges) -> bool:
+    """The point is in the ranges and the claim evaluates (without error) to False there."""
+    if not in_ranges(point, ranges):
+        return False
+    try:
+        return evaluate(claim, point) is False
+    except IndexAlgError:
+        return False
+
+
+def _candidate_points(claim: Expr, ranges: Ranges) -> list[dict[str, int]]:
+    """A few cheap points of the domain: every symbol at its lower bound, at its upper
+    bound, and near zero (bounds evaluated in dependency order)."""
+    syms = domain_symbols(claim, ranges)
+    points: list[dict[str, int]] = []
+    for pick in ("lo", "hi", "zero"):
+        point: dict[str, int] = {}
+        pending = list(syms)
+        while pending:
+            progress = False
+            for s in list(pending):
+                lo_e, hi_e = ranges.get_bounds(s)
+                try:
+                    lo = None if lo_e is None else _int_value(lo_e, point)
+                    hi = None if hi_e is None else _int_value(hi_e, point)
+                except IndexAlgError:
+                    continue  # a bound over a symbol not assigned yet
+                point[s.payload] = _pick(pick, lo, hi)
+                pending.remove(s)
+                progress = True
+            if not progress:
+                break
+        if not pending and point not in points:
+            points.append(point)
+    return points
+
+
+def _pick(how: str, lo: int | None, hi: int | None) -> int:
+    if how == "lo" and lo is not None:
+        return lo
+    if how == "hi" and hi is not None:
+        return hi
+    v = 0
+    if lo is not None and v < lo:
+        v = lo
+    if hi is not None and v > hi:
+        v = hi
+    return v
+
+
+# --- the tiers ----------------------------------------------------------------------------------
+
+
+def _as_claim(claim: Expr | str) -> Expr:
+    if isinstance(claim, str):
+        from indexalg.parse import parse
+
+        claim = parse(claim)
+    if not isinstance(claim, Expr):
+        raise ExprTypeError(f"prove() takes a claim (an Expr or its text), got {claim!r}")
+    if not claim.is_bool:
+        raise ExprTypeError(
+            f"prove() takes a claim such as 'e < n' or 'a == b', got the integer expression {claim}"
+        )
+    return claim
+
+
+def _check_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
+    chosen = tuple(tiers)
+    bad = [t for t in chosen if t not in TIERS]
+    if bad:
+        raise InvalidOperationError(
+            f"unknown prover tier {bad[0]!r}; the tiers are {', '.join(TIERS)}"
+        )
+    return chosen
+
+
+_Decide = Callable[[Expr, Ranges], "tuple[bool | None, str]"]
+_Simplify = Callable[[Expr, Ranges], Expr]
+
+
+def _analysis_decide() -> _Decide | None:
+    try:
+        from indexalg.analysis import decide
+    except ImportError:  # pragma: no cover - the analysis package is part of the core
+        return None
+    return decide
+
+
+def _simplifier() -> _Simplify | None:
+    try:
+        from indexalg.simplify import simplify
+    except ImportError:  # TEMPORARY: until indexalg.simplify lands
+        return None
+    fn: _Simplify = simplify
+    return fn
+
+
+def prove(
+    claim: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+    tiers: Iterable[str] = TIERS,
+) -> Proof:
+    """Decide ``claim`` for every point of ``ranges`` (see the module docstring).
+
+    ``claim`` is a claim Expr or its text.  ``tiers`` restricts the tiers tried (a subset of
+    :data:`TIERS`); ``rlimit`` is Z3's resource limit per query.  Bad input raises a
+    :class:`~indexalg.errors.IndexAlgError`; an undecided claim is ``status == "unknown"``.
+    """
+    c = _as_claim(claim)
+    r = as_ranges(ranges)
+    chosen = _check_tiers(tiers)
+    if isinstance(rlimit, bool) or not isinstance(rlimit, int) or rlimit < 1:
+        raise InvalidOperationError(f"rlimit must be a positive int, got {rlimit!r}")
+    start = time.perf_counter_ns()
+    proof = _prove(c, r, chosen, rlimit)
+    if proof.status == "unknown":
+        STATS.unknown += 1
+    else:
+        STATS.record(proof.tier, time.perf_counter_ns() - start)
+    return proof
+
+
+def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
+    if type(c) is BoolConst:
+        return _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal")
+    if "interval" in tiers or "congruence" in tiers:
+        decide = _analysis_decide()
+        if decide is not None:
+            verdict, tier = decide(c, r)
+            if verdict is not None and tier in tiers:
+                done = _decided(c, r, verdict, tier, rlimit, f"decided by {tier} analysis")
+                if done is not None:
+                    return done
+    if "simplify" in tiers:
+        simplify = _simplifier()
+        if simplify is not None:
+            s = simplify(c, r)
+            if type(s) is BoolConst:
+                done = _decided(c, r, bool(s.payload), "simplify", rlimit, "simplified to " + str(s))
+                if done is not None:
+                    return done
+    if "z3" in tiers:
+        return _z3_prove(c, r, rlimit)
+    return Proof("unknown", c, r, rlimit=rlimit, reason="no tier decided the claim")
+
+
+def _decided(
+    c: Expr, r: Ranges, verdict: bool, tier: str, rlimit: int, reason: str
+) -> Proof | None:
+    """A proof for a tier's verdict; a "false" verdict needs a confirmed counterexample
+    (None when none is found, so that later tiers run)."""
+    if verdict:
+        return Proof("proved", c, r, tier=tier, reason=reason, rlimit=rlimit)
+    for point in _candidate_points(c, r):
+        if _violates(c, point, r):
+            return Proof("disproved", c, r, tier=tier, counterexample=point, reason=reason,
+                         rlimit=rlimit)
+    found = _z3_counterexample(c, r, rlimit)
+    if found is not None:
+        return Proof("disproved", c, r, tier=tier, counterexample=found,
+                     reason=reason + "; counterexample from z3", rlimit=rlimit)
+    return None
+
+
+# --- the Z3 tier --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Query:
+    encoder: Any
+    syms: tuple[Expr, ...]
+    constraints: list[tuple[str, Any]]  # (comment, z3 claim)
+
+
+def _range_constraints(enc: Any, syms: tuple[Expr, ...], r: Ranges) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for s in syms:
+        lo, hi = r.get_bounds(s)
+        v = enc.var(s)
+        for bound, is_lo in ((lo, True), (hi, False)):
+            if bound is None:
+                continue
+            b = enc.term(bound)
+            out.append((f"range of {s}", enc.defined(bound)))
+            out.append((f"{bound} <= {s}" if is_lo else f"{s} <= {bound}", b <= v if is_lo else v <= b))
+    return [(c, t) for c, t in out if not _is_true(t)]
+
+
+def _is_true(t: Any) -> bool:
+    import z3
+
+    return bool(z3.is_true(t))
+
+
+def _claim_query(c: Expr, r: Ranges) -> _Query:
+    """Range constraints, ``defined(claim)`` and ``not claim``: unsat iff proved."""
+    import z3
+
+    from indexalg.interop.z3 import Z3Encoder
+
+    enc = Z3Encoder(ctx=z3.Context())
+    syms = domain_symbols(c, r)
+    enc.declare(syms)
+    constraints = _range_constraints(enc, syms, r)
+    d = enc.defined(c)
+    if not _is_true(d):
+        constraints.append(("the claim is defined", d))
+    constraints.append((f"negated claim: {c}", z3.Not(enc.term(c))))
+    return _Query(enc, syms, constraints)
+
+
+def _solve(q: _Query, rlimit: int) -> tuple[str, dict[str, int] | None, str]:
+    """('unsat' | 'sat' | 'unknown', model point or None, reason)."""
+    import z3
+
+    from indexalg.interop.z3 import make_solver, model_int
+
+    s = make_solver(rlimit, q.encoder.ctx)
+    for _, t in q.constraints:
+        s.add(t)
+    res = s.check()
+    if res == z3.unsat:
+        return "unsat", None, ""
+    if res == z3.sat:
+        m = s.model()
+        point = {str(sym.payload): model_int(m, q.encoder.var(sym)) for sym in q.syms}
+        return "sat", point, ""
+    return "unknown", None, str(s.reason_unknown())
+
+
+def _z3_counterexample(c: Expr, r: Ranges, rlimit: int) -> dict[str, int] | None:
+    status, point, _ = _solve(_claim_query(c, r), rlimit)
+    if status == "sat" and point is not None and _violates(c, point, r):
+        return point
+    return None
+
+
+def _z3_prove(c: Expr, r: Ranges, rlimit: int) -> Proof:
+    status, point, why = _solve(_claim_query(c, r), rlimit)
+    if status == "unsat":
+        return Proof("proved", c, r, tier="z3", reason="z3: no counterexample exists",
+                     rlimit=rlimit)
+    if status == "sat" and point is not None:
+        if _violates(c, point, r):
+            return Proof("disproved", c, r, tier="z3", counterexample=point,
+                         reason="z3 found a counterexample", rlimit=rlimit)
+        return Proof("unknown", c, r, rlimit=rlimit,
+                     reason=f"z3 model {point} was not confirmed by the evaluator")
+    return Proof("unknown", c, r, rlimit=rlimit, reason=f"z3: {why or 'unknown'} (rlimit {rlimit})")
+
+
+def smtlib_query(claim: Expr | str, ranges: RangesLike = None, *, rlimit: int = DEFAULT_RLIMIT) -> str:
+    """The SMT-LIB 2 script of the Z3 tier's query for ``claim`` under ``ranges``."""
+    c = _as_claim(claim)
+    r = as_ranges(ranges)
+    q = _claim_query(c, r)
+    lines = [
+        f"; indexalg prove: {c}",
+        "; ranges: " + (", ".join(_range_text(s, r) for s in q.syms if s in r) or "none"),
+        "; unsat: the claim is proved; sat: the model is a counterexample",
+        "(set-option :produce-models true)",
+        "(set-option :smt.random_seed 0)",
+        f"(set-option :rlimit {rlimit})",
+    ]
+    lines += [f"(declare-const {q.encoder.name_of(s)} Int)" for s in q.syms]
+    for comment, t in q.constraints:
+        lines.append(f"; {comment}")
+        lines.append(f"(assert {t.sexpr()})")
+    lines += ["(check-sat)", "(get-model)"]
+    return "\n".join(lines) + "\n"
+
+
+def _range_text(s: Expr, r: Ranges) -> str:
+    lo, hi = r.get_bounds(s)
+    return f"{s} in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+
+
+# --- exact bounds --------------------------------------------------------------------------------
+
+
+def exact_bounds(
+    e: Expr | str, ranges: RangesLike = None, *, rlimit: int = DEFAULT_RLIMIT
+) -> tuple[Bound, Bound]:
+    """The tightest inclusive bounds ``(lo, hi)`` of ``e`` over the points of ``ranges``
+    where it is defined, through Z3's optimiser.
+
+    A side Z3 finds finite comes back as an :class:`~indexalg.expr.Integer` and is checked
+    (no point goes beyond it).  Where Z3 finds the side unbounded, or cannot decide within
+    ``rlimit``, the interval analysis's bound is returned instead (symbolic in size symbols,
+    or None when unbounded), so the answer is never looser than :func:`indexalg.analysis.bounds`.
+    """
+    if isinstance(e, str):
+        from indexalg.parse import parse
+
+        e = parse(e)
+    if not isinstance(e, Expr) or e.is_bool:
+        raise ExprTypeError(f"exact_bounds() takes an integer expression, got {e!r}")
+    r = as_ranges(ranges)
+    from indexalg.analysis import bounds
+
+    fallback = bounds(e, r)
+    if not e.free_symbols:
+        return e, e
+    lo = _optimise(e, r, rlimit, maximise=False)
+    hi = _optimise(e, r, rlimit, maximise=True)
+    return (
+        integer(lo) if lo is not None else fallback[0],
+        integer(hi) if hi is not None else fallback[1],
+    )
+
+
+def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
+    """The checked optimum of one side, or None (unbounded or undecided)."""
+    import z3
+
+    from indexalg.interop.z3 import Z3Encoder, make_optimizer, make_solver
+
+    enc = Z3Encoder(ctx=z3.Context())
+    syms = domain_symbols(e, r)
+    enc.declare(syms)
+    facts = [t for _, t in _range_constraints(enc, syms, r)]
+    d = enc.defined(e)
+    if not _is_true(d):
+        facts.append(d)
+    t = enc.term(e)
+    opt = make_optimizer(rlimit, enc.ctx)
+    for f in facts:
+        opt.add(f)
+    handle = opt.maximize(t) if maximise else opt.minimize(t)
+    if opt.check() != z3.sat:
+        return None
+    v = opt.upper(handle) if maximise else opt.lower(handle)
+    if not z3.is_int_value(v):
+        return None  # oo: unbounded
+    best: int = v.as_long()
+    # Check: no defined point lies beyond the optimum.
+    s = make_solver(rlimit, enc.ctx)
+    for f in facts:
+        s.add(f)
+    s.add(t > best if maximise else t < best)
+    if s.check() != z3.unsat:
+        return None
+    return best
+
