@@ -8,8 +8,8 @@ with that coefficient.  Rules are indexed by the class of their left-hand side's
 
 from __future__ import annotations
 
-from itertools import permutations
 from collections.abc import Iterator
+from itertools import permutations
 from typing import TYPE_CHECKING
 
 from indexalg.expr import (
