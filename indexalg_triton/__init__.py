@@ -1,4 +1,6 @@
-"""indexalg_triton: Triton tiling, access and kernel decisions from indexalg expressions.
+"""indexalg_triton: Triton tiling, access and kernel decisions from indexalg expressions,
+kernel specs (built directly or traced from torch), deterministic Triton source, and a
+runtime that runs and verifies the kernels (GPU, or the Triton interpreter on a CPU).
 
 ``import indexalg_triton`` imports indexalg only; torch and triton are imported where used
 (:func:`supported_kinds` probes ``triton.language`` on first call).
@@ -7,17 +9,30 @@
 from __future__ import annotations
 
 from indexalg_triton.access import Access, AccessPlan, plan_access, plan_accesses, supported_kinds
+from indexalg_triton.codegen import Config, KernelSource, default_configs, generate
+from indexalg_triton.frontend import from_torch
 from indexalg_triton.layout import View, dtype_bytes
+from indexalg_triton.spec import Buffer, KernelSpec, Op, SpecBuilder, Store
 from indexalg_triton.tiling import Tiling, TilingChoice, choose_tiling, make_tiling
 
 __all__ = [
     "Access",
     "AccessPlan",
+    "Buffer",
+    "Config",
+    "KernelSource",
+    "KernelSpec",
+    "Op",
+    "SpecBuilder",
+    "Store",
     "Tiling",
     "TilingChoice",
     "View",
     "choose_tiling",
+    "default_configs",
     "dtype_bytes",
+    "from_torch",
+    "generate",
     "make_tiling",
     "plan_access",
     "plan_accesses",

@@ -1,4 +1,7 @@
-"""``indexalg-triton plan``: the tiling and one access plan per index.
+"""``indexalg-triton``: ``plan`` (the tiling and one access plan per index), ``emit`` (a
+built-in workload's Triton source), ``verify`` (run built-in workloads on the GPU, else in the
+Triton interpreter, and compare with torch eager; exit 0 only if all match) and ``bench``
+(the GPU benchmark, ``bench/gpu.py``).
 
 ::
 
@@ -53,12 +56,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a known block size (power of two)")
     p.add_argument("--outer-first", action="store_true", help="loops are listed outermost first")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    e = sub.add_parser("emit", help="print a built-in workload's Triton source")
+    e.add_argument("--workload", required=True, metavar="NAME")
+    e.add_argument("--size", default="small", help="small, medium or large (default small)")
+    e.add_argument("--allow", default=None, metavar="KINDS",
+                   help="comma-separated structured kinds (default: the installed Triton's)")
+    v = sub.add_parser("verify", help="run built-in workloads and compare with torch eager")
+    v.add_argument("--workload", action="append", default=[], metavar="NAME",
+                   help="one workload (repeatable; default: all)")
+    v.add_argument("--size", default="small", help="small or medium (default small)")
+    v.add_argument("--all-configs", action="store_true", help="every autotuning config")
+    b = sub.add_parser("bench", help="the GPU benchmark (bench/gpu.py)")
+    b.add_argument("args", nargs=argparse.REMAINDER, help="passed to bench.gpu")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "emit":
+            return _emit(args)
+        if args.command == "verify":
+            return _verify(args)
+        if args.command == "bench":
+            return _bench(args)
         return _plan(args)
     except IndexAlgError as err:
         from indexalg.cli.common import report_error
@@ -123,6 +144,53 @@ def _plan(args: argparse.Namespace) -> int:
         for r in p.reasons:
             print(f"  why not: {r}")
     return 0
+
+
+def _emit(args: argparse.Namespace) -> int:
+    from indexalg_triton.access import parse_allow
+    from indexalg_triton.codegen import generate
+    from indexalg_triton.workloads import get
+
+    spec = get(args.workload).spec(args.size)
+    kinds = None if args.allow is None else parse_allow(args.allow)
+    sys.stdout.write(generate(spec, kinds=kinds).source)
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Exit 0 only if every kernel matches torch eager."""
+    from indexalg_triton.codegen import default_configs
+    from indexalg_triton.runtime import device, verify
+    from indexalg_triton.workloads import WORKLOADS, get
+
+    dev = device()
+    names = args.workload or list(WORKLOADS)
+    failures = 0
+    total = 0
+    for name in names:
+        w = get(name)
+        xs = w.make_inputs(args.size, dev)
+        spec = w.spec(args.size)
+        for cfg in default_configs(spec) if args.all_configs else [None]:
+            v = verify(name, w.fn, xs, spec, cfg)
+            print(v.line(), flush=True)
+            total += 1
+            failures += not v.ok
+    where = "on the GPU" if dev == "cuda" else "in the Triton interpreter"
+    print(f"{total - failures}/{total} kernels match torch eager ({where})")
+    return 0 if failures == 0 else 1
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import importlib
+
+    try:
+        gpu = importlib.import_module("bench.gpu")
+    except ImportError:
+        raise RangeError("bench needs the source tree's bench/ package on the path "
+                         "(run from the repository root)") from None
+    rc: int = gpu.main(args.args)
+    return rc
 
 
 def _t(xs: Sequence[Expr]) -> str:

@@ -1,0 +1,376 @@
+"""GPU benchmark: the built-in workloads as torch eager, torch.compile (default; prefer-N-D
+tiling with block pointers; prefer-N-D tiling with tensor descriptors) and indexalg_triton.
+
+Run on a GPU machine from the source tree (``PYTHONPATH=.``)::
+
+    python3 -m bench.gpu --parts verify,ours,int64 --out DIR    # indexalg_triton side
+    python3 -m bench.gpu --parts torch --out DIR                # eager and torch.compile
+    python3 -m bench.gpu --report DIR [DIR ...]                 # merge into a markdown table
+
+Each part measures the copy ceiling in its own run (a 1 GiB device-to-device copy, bytes
+read plus written over the ``do_bench`` median) and writes ``gpu_<part>.json`` to ``--out``
+after every workload (a run cut short keeps what it measured).  Times are
+``triton.testing.do_bench`` medians; GB/s counts the fewest bytes the workload must move
+(:meth:`indexalg_triton.workloads.Workload.bytes_moved`).
+
+* ``verify``: every workload at the ``small`` size with its default config and at the
+  ``medium`` size with every config of its autotuning space (so every access kind the GPU's
+  Triton supports runs), against torch eager with poisoned outputs.
+* ``ours``: every workload at the ``large`` size: autotuned over the configs that verified,
+  the winner verified again at this size, then timed; eager timed alongside.
+* ``int64``: int8 unpack with a result of more than 2^31 elements (index dtype int64, checked
+  against eager) and the same kernel at the small size (int32).
+* ``torch``: eager and the three torch.compile configurations, each checked against eager.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+COMPILE_CONFIGS: dict[str, dict[str, bool]] = {
+    "compile": {},
+    "compile_nd_bp": {"triton.prefer_nd_tiling": True, "triton.use_block_ptr": True},
+    "compile_nd_td": {"triton.prefer_nd_tiling": True, "triton.use_tensor_descriptor": True},
+}
+COLUMNS = ["eager", "compile", "compile_nd_bp", "compile_nd_td", "indexalg"]
+
+
+def _bench(fn: Callable[[], Any], rep: int = 200) -> float:
+    """Median milliseconds."""
+    from triton.testing import do_bench
+
+    return float(do_bench(fn, warmup=25, rep=rep, return_mode="median"))
+
+
+def copy_ceiling() -> dict[str, float]:
+    import torch
+
+    n = (1 << 30) // 4
+    src = torch.randn(n, device="cuda")
+    dst = torch.empty_like(src)
+    ms = _bench(lambda: dst.copy_(src))
+    return {"ms": ms, "gbs": 2 * (1 << 30) / (ms * 1e-3) / 1e9}
+
+
+class Results:
+    def __init__(self, out: Path, part: str) -> None:
+        import torch
+        import triton
+
+        from indexalg_triton.access import supported_kinds
+
+        self.path = out / f"gpu_{part}.json"
+        self.data: dict[str, Any] = {
+            "part": part,
+            "env": {"torch": torch.__version__, "triton": triton.__version__,
+                    "gpu": torch.cuda.get_device_name(), "kinds": list(supported_kinds())},
+            "rows": {}, "verify": [], "notes": [],
+        }
+        out.mkdir(parents=True, exist_ok=True)
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.data, indent=1, sort_keys=True))
+
+    def row(self, workload: str) -> dict[str, Any]:
+        rows: dict[str, dict[str, Any]] = self.data["rows"]
+        return rows.setdefault(workload, {})
+
+    def note(self, text: str) -> None:
+        print(text, flush=True)
+        self.data["notes"].append(text)
+
+
+def _entry(ms: float, nbytes: int, ceiling: float, **extra: Any) -> dict[str, Any]:
+    gbs = nbytes / (ms * 1e-3) / 1e9
+    return {"us": ms * 1e3, "gbs": gbs, "pct": 100 * gbs / ceiling, **extra}
+
+
+def part_verify(res: Results, names: Sequence[str]) -> None:
+    from indexalg_triton import workloads as W
+    from indexalg_triton.codegen import default_configs
+    from indexalg_triton.runtime import verify
+
+    bad_configs: dict[str, list[str]] = {}
+    for name in names:
+        w = W.get(name)
+        for size in ("small", "medium"):
+            xs = w.make_inputs(size, "cuda")
+            spec = w.spec(size)
+            cfgs = default_configs(spec) if size == "medium" else [None]
+            for c in cfgs:
+                v = verify(f"{name}/{size}", w.fn, xs, spec, c)
+                print(v.line(), flush=True)
+                res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
+                                           "size": size, "config": v.config})
+                if size == "medium" and not v.ok:
+                    bad_configs.setdefault(name, []).append(v.config)
+        res.save()
+    res.data["failed_configs"] = bad_configs
+    res.save()
+
+
+def part_ours(res: Results, names: Sequence[str], ceiling: float,
+              failed: dict[str, list[str]] | None) -> None:
+    import torch
+
+    from indexalg_triton import workloads as W
+    from indexalg_triton.codegen import default_configs, generate
+    from indexalg_triton.runtime import autotune, bench_kernel, verify
+
+    for name in names:
+        w = W.get(name)
+        t0 = time.time()
+        xs = w.make_inputs("large", "cuda")
+        eager_out = w.fn(*xs)
+        nbytes = w.bytes_moved(xs, eager_out)
+        row = res.row(name)
+        row["bytes"] = nbytes
+        row["eager"] = _entry(_bench(_call(w.fn, xs)), nbytes, ceiling)
+        del eager_out
+        spec = w.spec("large")
+        # configs that failed at the medium size are left out (the spaces match where the
+        # tiling has the same number of axes); the fastest config must then verify here
+        bad = set((failed or {}).get(name, []))
+        cfgs = [c for c in default_configs(spec) if c.describe() not in bad]
+        tensors = dict(zip([b.name for b in spec.inputs], xs))
+        from indexalg_triton.runtime import make_outputs
+
+        tensors.update(make_outputs(spec, "cuda"))
+        _, timings = autotune(spec, tensors, configs=cfgs)
+        best = None
+        for cfg, _t in sorted(timings, key=lambda ct: ct[1]):
+            v = verify(f"{name}/large", w.fn, xs, spec, cfg)
+            print(v.line(), flush=True)
+            res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
+                                       "size": "large", "config": v.config})
+            if v.ok:
+                best = cfg
+                break
+        if best is None:
+            res.note(f"{name}: no config verified at the large size; skipped")
+            continue
+        src = generate(spec, best)
+        ms = bench_kernel(src, tensors)
+        row["indexalg"] = _entry(ms, nbytes, ceiling, config=best.describe(),
+                                 kinds=sorted(set(src.kinds)), tiling=src.tiling,
+                                 index_dtype=src.index_dtype, verified=v.ok,
+                                 tuning={c.describe(): t * 1e3 for c, t in timings})
+        print(f"{name}: eager {row['eager']['us']:.1f} us, indexalg {ms * 1e3:.1f} us "
+              f"({row['indexalg']['pct']:.1f}% of copy) {best.describe()} "
+              f"[{time.time() - t0:.0f}s]", flush=True)
+        del xs, tensors
+        torch.cuda.empty_cache()
+        res.save()
+
+
+def part_int64(res: Results, ceiling: float) -> None:
+    import torch
+
+    from indexalg_triton import workloads as W
+    from indexalg_triton.codegen import generate
+    from indexalg_triton.runtime import autotune, bench_kernel, make_outputs, verify
+
+    w = W.get("int8_unpack")
+    out: dict[str, Any] = {}
+    for size in ("small", "int64"):
+        spec = w.spec(size)
+        xs = w.make_inputs(size, "cuda")
+        cfg = None
+        if size == "int64":
+            tensors = dict(zip([b.name for b in spec.inputs], xs))
+            tensors.update(make_outputs(spec, "cuda"))
+            cfg, _ = autotune(spec, tensors)
+            del tensors
+        src = generate(spec, cfg)
+        v = verify(f"int8_unpack/{size}", w.fn, xs, spec, cfg)
+        print(v.line(), flush=True)
+        numel = spec.numel()
+        entry: dict[str, Any] = {"numel": numel, "over_2^31": numel > 2**31 - 1,
+                                 "index_dtype": src.index_dtype, "reason": src.index_reason,
+                                 "ok": v.ok, "line": v.line(), "kinds": sorted(set(src.kinds)),
+                                 "config": src.config.describe()}
+        if size == "int64":
+            tensors = dict(zip([b.name for b in spec.inputs], xs))
+            tensors.update(make_outputs(spec, "cuda"))
+            ms = bench_kernel(src, tensors, rep=100)
+            nbytes = xs[0].numel() + 2 * numel
+            entry.update(_entry(ms, nbytes, ceiling))
+            del tensors
+        out[size] = entry
+        del xs
+        torch.cuda.empty_cache()
+    res.data["int64"] = out
+    res.save()
+
+
+def part_torch(res: Results, names: Sequence[str], ceiling: float) -> None:
+    import torch
+    import torch._inductor.config as iconfig
+
+    from indexalg_triton import workloads as W
+
+    for key, patch in COMPILE_CONFIGS.items():
+        missing = [k for k in patch if not _has_config(iconfig, k)]
+        if missing:
+            res.note(f"{key}: torch {torch.__version__} has no inductor config {missing}")
+    for name in names:
+        w = W.get(name)
+        xs = w.make_inputs("large", "cuda")
+        ref = w.fn(*xs)
+        nbytes = w.bytes_moved(xs, ref)
+        row = res.row(name)
+        row["bytes"] = nbytes
+        row["eager"] = _entry(_bench(_call(w.fn, xs)), nbytes, ceiling)
+        for key, patch in COMPILE_CONFIGS.items():
+            if any(not _has_config(iconfig, k) for k in patch):
+                continue
+            t0 = time.time()
+            torch._dynamo.reset()
+            try:
+                with iconfig.patch(patch):
+                    cf = torch.compile(w.fn)
+                    got = cf(*xs)
+                    ok = _close(got, ref, xs, w)
+                    ms = _bench(_call(cf, xs))
+                row[key] = _entry(ms, nbytes, ceiling, verified=ok)
+                print(f"{name} {key}: {ms * 1e3:.1f} us ({row[key]['pct']:.1f}%) ok={ok} "
+                      f"[{time.time() - t0:.0f}s]", flush=True)
+            except Exception as err:  # recorded; the others still run
+                res.note(f"{name} {key}: {type(err).__name__}: {str(err)[:200]}")
+        del xs, ref
+        torch.cuda.empty_cache()
+        res.save()
+
+
+def _call(fn: Callable[..., Any], xs: Sequence[Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        return fn(*xs)
+
+    return run
+
+
+def _has_config(iconfig: Any, dotted: str) -> bool:
+    obj = iconfig
+    for part in dotted.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
+def _close(got: Any, eager: Any, xs: Sequence[Any], w: Any) -> bool:
+    """The tolerances indexalg's kernels are held to (indexalg_triton.runtime.compare)."""
+    from indexalg_triton.runtime import compare
+
+    ref64 = w.fn(*[x.double() if x.dtype.is_floating_point else x for x in xs])
+    return compare(got, ref64, eager, reduction=w.reduction).ok
+
+
+# --- the report -----------------------------------------------------------------------------
+
+
+def report(dirs: Sequence[Path]) -> str:
+    parts: dict[str, dict[str, Any]] = {}
+    for d in dirs:
+        for p in sorted(d.glob("gpu_*.json")):
+            data = json.loads(p.read_text())
+            parts[data["part"]] = data
+    rows: dict[str, dict[str, Any]] = {}
+    for key in ("torch", "ours"):
+        for name, r in parts.get(key, {}).get("rows", {}).items():
+            rows.setdefault(name, {}).update(r)
+    lines = []
+    for key in ("ours", "torch", "verify", "int64"):
+        if key in parts:
+            env = parts[key]["env"]
+            ceil = parts[key].get("copy_ceiling", {})
+            lines.append(f"- part `{key}`: {env['gpu']}, torch {env['torch']}, triton "
+                         f"{env['triton']}, kinds {env['kinds']}; copy ceiling "
+                         f"{ceil.get('gbs', float('nan')):.0f} GB/s")
+    lines.append("")
+    lines.append("| workload | MB moved | " + " | ".join(COLUMNS) + " | indexalg vs best compile |")
+    lines.append("|---|---:|" + "---:|" * len(COLUMNS) + "---:|")
+    pcts: list[float] = []
+    for name, r in rows.items():
+        cells = []
+        for c in COLUMNS:
+            e = r.get(c)
+            cells.append("-" if e is None else
+                         f"{e['us']:.0f} µs, {e['gbs']:.0f} GB/s, {e['pct']:.0f}%")
+        compiles = [r[c]["us"] for c in COLUMNS[1:4] if c in r]
+        vs = "-"
+        if compiles and "indexalg" in r:
+            vs = f"{100 * (r['indexalg']['us'] / min(compiles) - 1):+.1f}%"
+            pcts.append(r["indexalg"]["pct"])
+        lines.append(f"| {name} | {r.get('bytes', 0) / 1e6:.0f} | " + " | ".join(cells)
+                     + f" | {vs} |")
+    if pcts:
+        gm = math.exp(sum(math.log(p) for p in pcts) / len(pcts))
+        lines.append("")
+        lines.append(f"Geometric mean of indexalg's % of the copy ceiling over "
+                     f"{len(pcts)} memory-bound workloads: {gm:.1f}%")
+    lines.append("")
+    lines.append("| workload | indexalg config | tiling | access kinds | index dtype |")
+    lines.append("|---|---|---|---|---|")
+    for name, r in rows.items():
+        e = r.get("indexalg")
+        if e:
+            lines.append(f"| {name} | {e['config']} | {e['tiling']} | "
+                         f"{', '.join(e['kinds'])} | {e['index_dtype']} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="bench.gpu", description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", default="verify,ours,int64,torch")
+    ap.add_argument("--out", default="bench/gpu_out")
+    ap.add_argument("--workloads", default=None, help="comma-separated (default: all)")
+    ap.add_argument("--report", nargs="*", default=None, metavar="DIR")
+    args = ap.parse_args(argv)
+    if args.report is not None:
+        print(report([Path(d) for d in (args.report or [args.out])]))
+        return 0
+    import torch
+
+    if not torch.cuda.is_available():
+        print("bench.gpu needs a GPU (torch.cuda.is_available() is False)", file=sys.stderr)
+        return 2
+    from indexalg_triton import workloads as W
+
+    names = args.workloads.split(",") if args.workloads else list(W.WORKLOADS)
+    out = Path(args.out)
+    parts = args.parts.split(",")
+    bad: dict[str, list[str]] | None = None
+    failed = False
+    for part in ("verify", "ours", "int64", "torch"):
+        if part not in parts:
+            continue
+        res = Results(out, part)
+        ceil = copy_ceiling()
+        res.data["copy_ceiling"] = ceil
+        print(f"== part {part}: copy ceiling {ceil['gbs']:.0f} GB/s ({ceil['ms'] * 1e3:.0f} us "
+              "per GiB copied)", flush=True)
+        if part == "verify":
+            part_verify(res, names)
+            bad = res.data.get("failed_configs", {})
+            failed |= not all(v["ok"] for v in res.data["verify"])
+        elif part == "ours":
+            part_ours(res, names, ceil["gbs"], bad)
+        elif part == "int64":
+            part_int64(res, ceil["gbs"])
+        else:
+            part_torch(res, names, ceil["gbs"])
+        res.save()
+    print(report([out]))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

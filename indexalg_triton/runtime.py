@@ -1,0 +1,291 @@
+"""Compile and launch generated kernels, verify them against torch eager, and time them.
+
+* :func:`device` -- ``"cuda"`` when torch sees a GPU, else ``"cpu"``, where kernels run in
+  Triton's interpreter (``TRITON_INTERPRET=1``, set by :func:`compile_kernel` before the
+  kernel module is imported).
+* :func:`compile_kernel` -- writes the source to a file named by its SHA-256 under the cache
+  directory (``$INDEXALG_TRITON_CACHE``, else ``indexalg_triton`` in the system temp
+  directory), imports it once per process and mode, and returns the ``@triton.jit`` function
+  (Triton keeps its own binary cache on top).
+* :func:`launch` -- one launch of a :class:`~indexalg_triton.codegen.KernelSource` on named
+  tensors.
+* :func:`verify` -- fresh random inputs, poisoned outputs (NaN for floats, the dtype's
+  maximum for integers), one launch, and a comparison with torch eager (:func:`compare`).
+* :func:`autotune` -- times every config of :func:`~indexalg_triton.codegen.default_configs`
+  with ``triton.testing.do_bench`` (median) and keeps the fastest (cached per spec).
+
+Tolerances (:func:`compare`): integer and bool outputs exact; float32 relative error at most
+1e-5 per element for pointwise kernels and 1e-4 of the largest magnitude for reductions,
+against eager on float64 copies of the inputs; bfloat16/float16 outputs within one unit in
+the last place of that float64 result as torch rounds it to the output dtype.  Any
+unwritten (still poisoned) element fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from indexalg.errors import InvalidOperationError
+from indexalg_triton.codegen import Config, KernelSource, default_configs, generate
+from indexalg_triton.spec import KernelSpec, is_float
+
+__all__ = [
+    "Comparison",
+    "Verification",
+    "autotune",
+    "bench_kernel",
+    "cache_dir",
+    "compare",
+    "compile_kernel",
+    "device",
+    "launch",
+    "make_outputs",
+    "verify",
+]
+
+_MODULES: dict[tuple[str, bool], Any] = {}
+_TUNED: dict[tuple[KernelSpec, str], tuple[Config, list[tuple[Config, float]]]] = {}
+_ALLOCATOR_SET = False
+
+
+def device() -> str:
+    """``"cuda"`` if torch sees a GPU, else ``"cpu"`` (the Triton interpreter)."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cache_dir() -> Path:
+    """Where generated kernel files are written."""
+    env = os.environ.get("INDEXALG_TRITON_CACHE")
+    path = Path(env) if env else Path(tempfile.gettempdir()) / "indexalg_triton"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def compile_kernel(src: KernelSource, *, interpret: bool | None = None) -> Any:
+    """The ``@triton.jit`` function of ``src`` (imported once per source and mode)."""
+    if interpret is None:
+        interpret = device() == "cpu"
+    digest = hashlib.sha256(src.source.encode()).hexdigest()[:20]
+    key = (digest, interpret)
+    mod = _MODULES.get(key)
+    if mod is None:
+        if interpret:
+            os.environ["TRITON_INTERPRET"] = "1"
+        path = cache_dir() / f"{src.kernel_name}_{digest}.py"
+        if not path.exists():
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(src.source)
+            tmp.replace(path)
+        spec = importlib.util.spec_from_file_location(
+            f"indexalg_kernel_{digest}_{int(interpret)}", path)
+        if spec is None or spec.loader is None:  # pragma: no cover - a file we just wrote
+            raise InvalidOperationError(f"cannot import the generated kernel {path}")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _MODULES[key] = mod
+    return getattr(mod, src.kernel_name)
+
+
+def _set_allocator(dev: str) -> None:
+    """In-kernel tensor descriptors need scratch memory from the host on a GPU."""
+    global _ALLOCATOR_SET
+    if _ALLOCATOR_SET or dev == "cpu":
+        return
+    import torch
+    import triton
+
+    def alloc(size: int, alignment: int, stream: object) -> Any:
+        return torch.empty(size, dtype=torch.int8, device=dev)
+
+    triton.set_allocator(alloc)
+    _ALLOCATOR_SET = True
+
+
+def launch(src: KernelSource, tensors: Mapping[str, Any]) -> None:
+    """Run ``src`` once on ``tensors`` (by buffer name; outputs preallocated)."""
+    missing = [n for n in src.arg_names if n not in tensors]
+    if missing:
+        raise InvalidOperationError(f"launch of {src.kernel_name}: no tensor for {missing}")
+    dev = str(tensors[src.arg_names[0]].device.type)
+    _set_allocator(dev)
+    kernel = compile_kernel(src, interpret=dev == "cpu")
+    args = [tensors[n] for n in src.arg_names]
+    kernel[(src.grid,)](*args, **dict(src.config.blocks), num_warps=src.config.num_warps)
+
+
+def make_outputs(spec: KernelSpec, dev: str, *, poison: bool = True) -> dict[str, Any]:
+    """Output tensors of the spec's layouts, poisoned (NaN, or the integer dtype's max)."""
+    import torch
+
+    out: dict[str, Any] = {}
+    for b in spec.outputs:
+        dt = getattr(torch, b.dtype)
+        sizes = [int(s.payload) for s in b.view.sizes]  # type: ignore[union-attr]
+        strides = [int(s.payload) for s in b.view.strides]  # type: ignore[union-attr]
+        t = torch.empty_strided(sizes, strides, dtype=dt, device=dev)
+        if poison:
+            if is_float(b.dtype):
+                t.fill_(float("nan"))
+            elif b.dtype == "bool":
+                t.fill_(True)
+            else:
+                t.fill_(torch.iinfo(dt).max)
+        out[b.name] = t
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare`: ``ok``, the error measured and its bound."""
+
+    ok: bool
+    error: float
+    tolerance: float
+    detail: str
+
+
+def compare(out: Any, ref64: Any, eager: Any, *, reduction: bool) -> Comparison:
+    """Compare a kernel output with the eager result (``eager``, same dtype) and the float64
+    eager result (``ref64``); see the module docstring for the tolerances."""
+    import torch
+
+    if out.shape != eager.shape:
+        return Comparison(False, float("inf"), 0.0, f"shape {tuple(out.shape)} != "
+                          f"{tuple(eager.shape)}")
+    if not out.dtype.is_floating_point:
+        bad = int((out != eager).sum())
+        return Comparison(bad == 0, float(bad), 0.0, f"{bad} elements differ (exact)")
+    unwritten = int((torch.isnan(out) & ~torch.isnan(eager)).sum())
+    if unwritten:
+        return Comparison(False, float("inf"), 0.0, f"{unwritten} elements unwritten or NaN")
+    if out.dtype in (torch.bfloat16, torch.float16) and bool(torch.equal(out, eager)):
+        return Comparison(True, 0.0, 1.0, f"max error 0 ulp of {out.dtype} (equal to eager)")
+    o = out.double()
+    r = ref64.double()
+    if out.dtype in (torch.bfloat16, torch.float16):
+        rounded = r.to(out.dtype).double()
+        ulp = _ulp(rounded, out.dtype)
+        err = float(((o - rounded).abs() / ulp).max()) if o.numel() else 0.0
+        return Comparison(err <= 1.0, err, 1.0, f"max error {err:.3g} ulp of {out.dtype}")
+    diff = (o - r).abs()
+    if reduction:
+        scale = float(r.abs().max()) if r.numel() else 1.0
+        err = float(diff.max()) / max(scale, 1e-30) if r.numel() else 0.0
+        tol = 1e-4
+        what = "of the largest magnitude"
+    else:
+        err = float((diff / r.abs().clamp_min(1e-30)).max()) if r.numel() else 0.0
+        tol = 1e-5
+        what = "per element"
+    return Comparison(err <= tol, err, tol, f"relative error {err:.3g} {what} (<= {tol:g})")
+
+
+def _ulp(x: Any, dt: Any) -> Any:
+    import torch
+
+    bits = {torch.bfloat16: 7, torch.float16: 10}[dt]
+    mag = x.abs().clamp_min(torch.finfo(dt).tiny)
+    return torch.pow(2.0, torch.floor(torch.log2(mag)) - bits)
+
+
+@dataclass
+class Verification:
+    """One verified kernel: the comparison per output and what ran."""
+
+    name: str
+    ok: bool
+    device: str
+    config: str
+    index_dtype: str
+    kinds: tuple[str, ...]
+    comparisons: list[Comparison] = field(default_factory=list)
+    error: str = ""
+
+    def line(self) -> str:
+        status = "ok  " if self.ok else "FAIL"
+        kinds = ",".join(sorted(dict.fromkeys(self.kinds)))
+        what = "; ".join(c.detail for c in self.comparisons) or self.error
+        return (f"{status} {self.name:<28} {self.device:<11} {self.index_dtype:<5} "
+                f"[{kinds}] {self.config}: {what}")
+
+
+def verify(
+    name: str,
+    fn: Callable[..., Any],
+    inputs: Sequence[Any],
+    spec: KernelSpec,
+    config: Config | None = None,
+    *,
+    kinds: Sequence[str] | None = None,
+    index_dtype: str | None = None,
+) -> Verification:
+    """Launch ``spec`` (compiled from ``fn`` by the caller) on ``inputs`` with poisoned
+    outputs and compare with ``fn`` in eager mode.  Inputs are passed in spec buffer order."""
+    import torch
+
+    dev = str(inputs[0].device.type) if inputs else device()
+    src = generate(spec, config, kinds=kinds, index_dtype=index_dtype)
+    tensors = dict(zip([b.name for b in spec.inputs], inputs))
+    outs = make_outputs(spec, dev)
+    tensors.update(outs)
+    v = Verification(name, False, "gpu" if dev == "cuda" else "interpreter",
+                     src.config.describe(), src.index_dtype, src.kinds)
+    try:
+        launch(src, tensors)
+        if dev == "cuda":
+            torch.cuda.synchronize()
+    except Exception as err:  # reported as a failed verification
+        v.error = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        return v
+    eager = fn(*inputs)
+    eager_list = list(eager) if isinstance(eager, (tuple, list)) else [eager]
+    up = [x.double() if x.dtype.is_floating_point else x for x in inputs]
+    ref = fn(*up)
+    ref_list = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+    for b, e, r in zip(spec.outputs, eager_list, ref_list):
+        v.comparisons.append(compare(outs[b.name], r, e, reduction=spec.is_reduction))
+    v.ok = all(c.ok for c in v.comparisons) and len(v.comparisons) == len(spec.outputs)
+    return v
+
+
+def bench_kernel(src: KernelSource, tensors: Mapping[str, Any], *, rep: int = 100,
+                 warmup: int = 25) -> float:
+    """Median time in milliseconds of one launch (``triton.testing.do_bench``)."""
+    from triton.testing import do_bench
+
+    launch(src, tensors)
+    return float(do_bench(lambda: launch(src, tensors), warmup=warmup, rep=rep,
+                          return_mode="median"))
+
+
+def autotune(
+    spec: KernelSpec, tensors: Mapping[str, Any], *, kinds: Sequence[str] | None = None,
+    configs: Sequence[Config] | None = None, rep: int = 40,
+) -> tuple[Config, list[tuple[Config, float]]]:
+    """The fastest config of ``spec`` on ``tensors`` (GPU only), with every timing (ms);
+    a config that fails to compile or launch is skipped.  Cached per spec and kind set."""
+    key = (spec, ",".join(kinds) if kinds is not None else "")
+    hit = _TUNED.get(key)
+    if hit is not None:
+        return hit
+    timings: list[tuple[Config, float]] = []
+    for cfg in configs or default_configs(spec, None if kinds is None else tuple(kinds)):
+        src = generate(spec, cfg, kinds=kinds)
+        try:
+            timings.append((cfg, bench_kernel(src, tensors, rep=rep, warmup=10)))
+        except Exception:  # an untunable config is skipped
+            continue
+    if not timings:
+        raise InvalidOperationError(f"no config of {spec.name} ran")
+    best = min(timings, key=lambda t: t[1])[0]
+    _TUNED[key] = (best, timings)
+    return best, timings

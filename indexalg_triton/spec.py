@@ -1,0 +1,452 @@
+"""Kernel specs: a loop-level description of one pointwise or reduction kernel.
+
+A :class:`KernelSpec` holds
+
+* ``loops``: the pointwise iteration space, ``(name, size)`` outermost first (integer sizes:
+  a spec describes one static shape, as a compiled kernel does);
+* ``reduction``: None for a pointwise kernel, else one reduction loop ``(name, size)``;
+* ``buffers``: named strided buffers (:class:`Buffer`: a :class:`~indexalg_triton.layout.View`
+  and whether the kernel writes it), in kernel-argument order;
+* ``ops``: SSA values (:class:`Op`), each defined before use:
+
+  - ``load``: ``buffer[index]``, ``index`` an integer expression over the loop variables; an
+    *indirect* load's index also mentions earlier integer values by name (``x[tmp1*64 + x0]``);
+  - ``index``: the value of an index expression (an integer, or a claim -> bool) over the loops;
+  - ``check``: the assertion ``0 <= value < size`` for a value used as an indirect index (the
+    code generator asks :func:`indexalg.decisions.bounds_checks` which sides need code);
+  - the elementwise kinds of :data:`ELEMENTWISE` over values and Python literals;
+  - ``sum`` / ``max``: a reduction of an inner value over the reduction loop;
+
+* ``stores``: :class:`Store` ``buffer[index] = value``.
+
+With a reduction loop, a value is *inner* when it varies with the reduction variable (a load
+or index mentioning it, or an op of inner values) and *outer* otherwise; a reduction turns an
+inner value into an outer one.  A store of an inner value must index with the reduction
+variable; a store of an outer value must not.
+
+Dtypes are torch's names (``float32``, ``bfloat16``, ``uint8``, ``bool``...).  Semantics are
+torch eager's; the generated code computes 16-bit floats in float32 and rounds at explicit
+casts and at stores (as Inductor does).
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+from indexalg.errors import ExprTypeError, InvalidOperationError
+from indexalg.expr import Expr, Integer, Symbol, as_expr
+from indexalg_triton.layout import View, dtype_bytes
+
+__all__ = [
+    "ELEMENTWISE",
+    "REDUCTIONS",
+    "Buffer",
+    "KernelSpec",
+    "Op",
+    "Operand",
+    "SpecBuilder",
+    "Store",
+    "is_float",
+    "loop_ranges",
+    "promote",
+]
+
+#: An operand of an op: the name of an earlier value, or a Python literal.
+Operand = Union[str, int, float, bool]
+
+#: Elementwise kinds and their number of operands.
+ELEMENTWISE: dict[str, int] = {
+    "add": 2, "sub": 2, "mul": 2, "truediv": 2, "neg": 1, "exp": 1, "abs": 1,
+    "maximum": 2, "minimum": 2,
+    "and": 2, "or": 2, "xor": 2, "lshift": 2, "rshift": 2,
+    "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
+    "where": 3, "cast": 1,
+}
+_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+_INTEGER_ONLY = frozenset({"and", "or", "xor", "lshift", "rshift"})
+#: Reduction kinds.
+REDUCTIONS = ("sum", "max")
+_RESERVED = frozenset({"tl", "triton", "ia_floordiv", "ia_mod", "ia_ceildiv", "pid"})
+
+
+def is_float(dtype: str) -> bool:
+    """Whether ``dtype`` is a floating-point dtype."""
+    return dtype.startswith(("float", "bfloat"))
+
+
+def promote(dtypes: Sequence[str]) -> str:
+    """torch's promotion among tensor operands of one category order: bool < integers <
+    floats; within a category, the wider element (ties: the first)."""
+    if not dtypes:
+        raise InvalidOperationError("promote() needs at least one dtype")
+
+    def rank(d: str) -> tuple[int, int]:
+        cat = 0 if d == "bool" else 2 if is_float(d) else 1
+        return cat, dtype_bytes(d)
+
+    best = dtypes[0]
+    for d in dtypes[1:]:
+        if rank(d) > rank(best):
+            best = d
+    return best
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A kernel argument: a strided ``view`` (element strides, dtype) the kernel reads, or
+    writes when ``output``."""
+
+    name: str
+    view: View
+    output: bool = False
+
+    @property
+    def dtype(self) -> str:
+        return self.view.dtype
+
+    @property
+    def storage_numel(self) -> int:
+        """Elements from the first to one past the last addressed element."""
+        span = 1
+        for size, stride in zip(self.view.sizes, self.view.strides):
+            span += (_int(size, "buffer size") - 1) * abs(_int(stride, "buffer stride"))
+        return span
+
+
+@dataclass(frozen=True)
+class Op:
+    """One SSA value (see the module docstring); ``args`` name earlier values or are
+    literals; ``size`` is the bound of a ``check``."""
+
+    name: str
+    kind: str
+    args: tuple[Operand, ...]
+    dtype: str
+    buffer: str | None = None
+    index: Expr | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class Store:
+    """``buffer[index] = value``."""
+
+    buffer: str
+    index: Expr
+    value: str
+
+
+def _int(e: object, what: str) -> int:
+    if isinstance(e, Expr):
+        if type(e) is Integer:
+            v: int = e.payload
+            return v
+        raise InvalidOperationError(f"{what} must be an integer, got {e}")
+    if isinstance(e, bool) or not isinstance(e, int):
+        raise InvalidOperationError(f"{what} must be an integer, got {e!r}")
+    return e
+
+
+def _check_name(name: str, what: str) -> None:
+    if not name.isidentifier() or keyword.iskeyword(name) or name in _RESERVED:
+        raise InvalidOperationError(f"{what} name {name!r} is not a usable identifier")
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A pointwise or reduction kernel (see the module docstring)."""
+
+    name: str
+    loops: tuple[tuple[str, int], ...]
+    reduction: tuple[str, int] | None
+    buffers: tuple[Buffer, ...]
+    ops: tuple[Op, ...]
+    stores: tuple[Store, ...]
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    @property
+    def is_reduction(self) -> bool:
+        return self.reduction is not None
+
+    def buffer(self, name: str) -> Buffer:
+        for b in self.buffers:
+            if b.name == name:
+                return b
+        raise InvalidOperationError(f"kernel {self.name} has no buffer {name!r}")
+
+    @property
+    def inputs(self) -> tuple[Buffer, ...]:
+        return tuple(b for b in self.buffers if not b.output)
+
+    @property
+    def outputs(self) -> tuple[Buffer, ...]:
+        return tuple(b for b in self.buffers if b.output)
+
+    def op(self, name: str) -> Op:
+        for o in self.ops:
+            if o.name == name:
+                return o
+        raise InvalidOperationError(f"kernel {self.name} has no value {name!r}")
+
+    def inner_values(self) -> frozenset[str]:
+        """The values that vary with the reduction variable (empty without a reduction)."""
+        if self.reduction is None:
+            return frozenset()
+        r = Symbol(self.reduction[0])
+        inner: set[str] = set()
+        for o in self.ops:
+            if o.kind in REDUCTIONS:
+                continue
+            syms = o.index.free_symbols if o.index is not None else ()
+            if (r in syms or any(isinstance(a, str) and a in inner for a in o.args)
+                    or any(s.payload in inner for s in syms)):
+                inner.add(o.name)
+        return frozenset(inner)
+
+    def indirect_symbols(self, op: Op) -> tuple[str, ...]:
+        """The value names an (indirect) load's index mentions, in first-mention order."""
+        if op.index is None:
+            return ()
+        values = {o.name for o in self.ops}
+        return tuple(s.payload for s in op.index.free_symbols if s.payload in values)
+
+    def numel(self) -> int:
+        """Points of the iteration space (the reduction loop included)."""
+        n = 1
+        for _, s in self.loops:
+            n *= s
+        return n * (self.reduction[1] if self.reduction else 1)
+
+    def describe(self) -> str:
+        """A few comment lines: loops, buffers."""
+        loops = ", ".join(f"{n} < {s}" for n, s in self.loops)
+        red = f"; reduce {self.reduction[0]} < {self.reduction[1]}" if self.reduction else ""
+        return f"loops {loops}{red}"
+
+
+def _validate(spec: KernelSpec) -> None:
+    _check_name(spec.name, "kernel")
+    names: dict[str, str] = {}
+    for n, s in [*spec.loops, *([spec.reduction] if spec.reduction else [])]:
+        _check_name(n, "loop")
+        if _int(s, f"size of loop {n}") < 1:
+            raise InvalidOperationError(f"loop {n} needs a positive size, got {s}")
+        if n in names:
+            raise InvalidOperationError(f"name {n!r} is used twice")
+        names[n] = "loop"
+    if not spec.loops:
+        raise InvalidOperationError(f"kernel {spec.name} needs at least one pointwise loop")
+    for b in spec.buffers:
+        _check_name(b.name, "buffer")
+        if b.name in names:
+            raise InvalidOperationError(f"name {b.name!r} is used twice")
+        names[b.name] = "buffer"
+        for dim in (*b.view.sizes, *b.view.strides, b.view.offset):
+            _int(dim, f"layout of buffer {b.name}")
+    loop_syms = {n for n, k in names.items() if k == "loop"}
+    dtypes: dict[str, str] = {}
+    for o in spec.ops:
+        _check_name(o.name, "value")
+        if o.name in names:
+            raise InvalidOperationError(f"name {o.name!r} is used twice")
+        dtype_bytes(o.dtype)
+        for a in o.args:
+            if isinstance(a, str) and a not in dtypes:
+                raise InvalidOperationError(f"value {o.name} uses {a!r} before it is defined")
+        if o.kind == "load":
+            if o.buffer is None or names.get(o.buffer) != "buffer":
+                raise InvalidOperationError(f"load {o.name} names no buffer ({o.buffer!r})")
+            if spec.buffer(o.buffer).output:
+                raise InvalidOperationError(f"load {o.name} reads the output {o.buffer}")
+        if o.kind in ("load", "index"):
+            if o.index is None:
+                raise InvalidOperationError(f"{o.kind} {o.name} needs an index expression")
+            for sym in o.index.free_symbols:
+                used: str = sym.payload
+                if used not in loop_syms and used not in dtypes:
+                    raise InvalidOperationError(
+                        f"the index of {o.name} mentions {used}, not a loop or value"
+                    )
+                if used in dtypes and (is_float(dtypes[used]) or dtypes[used] == "bool"):
+                    raise ExprTypeError(f"{o.name} indexes with the non-integer {used}")
+        elif o.kind == "check":
+            if len(o.args) != 1 or o.size is None or o.size < 1:
+                raise InvalidOperationError(f"check {o.name} needs one value and a size >= 1")
+        elif o.kind in REDUCTIONS:
+            if spec.reduction is None:
+                raise InvalidOperationError(f"{o.kind} {o.name} in a kernel with no reduction")
+            if len(o.args) != 1:
+                raise InvalidOperationError(f"{o.kind} {o.name} takes one operand")
+        elif o.kind in ELEMENTWISE:
+            if len(o.args) != ELEMENTWISE[o.kind]:
+                raise InvalidOperationError(
+                    f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind]} operands, got {len(o.args)}"
+                )
+        else:
+            raise InvalidOperationError(f"unknown op kind {o.kind!r} ({o.name})")
+        dtypes[o.name] = o.dtype
+        names[o.name] = "value"
+    if not spec.stores:
+        raise InvalidOperationError(f"kernel {spec.name} stores nothing")
+    inner = spec.inner_values()
+    for o in spec.ops:
+        if o.kind in REDUCTIONS and not (isinstance(o.args[0], str) and o.args[0] in inner):
+            raise InvalidOperationError(f"{o.kind} {o.name} reduces a value that does not vary")
+    r = Symbol(spec.reduction[0]) if spec.reduction else None
+    for st in spec.stores:
+        buf = spec.buffer(st.buffer)
+        if not buf.output:
+            raise InvalidOperationError(f"a store writes {st.buffer}, which is not an output")
+        if st.value not in dtypes:
+            raise InvalidOperationError(f"a store of {st.buffer} names no value {st.value!r}")
+        syms = {s.payload for s in st.index.free_symbols}
+        if not syms <= loop_syms:
+            raise InvalidOperationError(f"a store index mentions non-loop symbols: {st.index}")
+        if r is not None and (st.value in inner) != (r in st.index.free_symbols):
+            raise InvalidOperationError(
+                f"the store of {st.value} into {st.buffer}: an inner value is stored with the "
+                "reduction variable in its index, an outer one without"
+            )
+
+
+class SpecBuilder:
+    """Builds a :class:`KernelSpec` op by op; equal ops are created once (hash-consing), so
+    re-deriving a value returns the existing name.
+
+    >>> b = SpecBuilder("add1", loops=[("x0", 8)])
+    >>> _ = b.buffer("a", View.of([8])); _ = b.buffer("out", View.of([8]), output=True)
+    >>> b.store("out", "x0", b.op("add", b.load("a", "x0"), 1))
+    >>> b.build().ops[1].kind
+    'add'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        loops: Sequence[tuple[str, int]],
+        reduction: tuple[str, int] | None = None,
+        simplify_indices: bool = True,
+    ) -> None:
+        self.name = name
+        self.loops = tuple((n, _int(s, f"size of loop {n}")) for n, s in loops)
+        self.reduction = reduction
+        self._simplify = simplify_indices
+        self._buffers: list[Buffer] = []
+        self._ops: list[Op] = []
+        self._stores: list[Store] = []
+        self._memo: dict[tuple[object, ...], str] = {}
+        self._dtypes: dict[str, str] = {}
+
+    # -- buffers ---------------------------------------------------------------------------
+
+    def buffer(self, name: str, view: View, *, output: bool = False) -> str:
+        self._buffers.append(Buffer(name, view, output))
+        return name
+
+    def dtype_of(self, x: Operand) -> str | None:
+        """The dtype of a value name; None for a literal."""
+        return self._dtypes.get(x) if isinstance(x, str) else None
+
+    # -- values ----------------------------------------------------------------------------
+
+    def _ranges(self) -> dict[str, int]:
+        out = dict(self.loops)
+        if self.reduction is not None:
+            out[self.reduction[0]] = self.reduction[1]
+        return out
+
+    def _index(self, index: Expr | str | int) -> Expr:
+        if isinstance(index, str):
+            from indexalg.parse import parse
+
+            e = parse(index)
+        else:
+            e = as_expr(index)
+        if self._simplify:
+            from indexalg.simplify import simplify
+
+            ranges: dict[str, object] = dict(self._ranges())
+            e = simplify(e, ranges)  # type: ignore[arg-type]
+        return e
+
+    def _emit(self, kind: str, args: tuple[Operand, ...], dtype: str, *,
+              buffer: str | None = None, index: Expr | None = None,
+              size: int | None = None) -> str:
+        key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        name = f"tmp{len(self._ops)}"
+        self._ops.append(Op(name, kind, args, dtype, buffer, index, size))
+        self._memo[key] = name
+        self._dtypes[name] = dtype
+        return name
+
+    def load(self, buffer: str, index: Expr | str | int) -> str:
+        """``buffer[index]``; the index is simplified over the loop ranges."""
+        buf = next((b for b in self._buffers if b.name == buffer), None)
+        if buf is None:
+            raise InvalidOperationError(f"load from unknown buffer {buffer!r}")
+        return self._emit("load", (), buf.dtype, buffer=buffer, index=self._index(index))
+
+    def index(self, expr: Expr | str | int, dtype: str | None = None) -> str:
+        """The value of an index expression (bool for a claim)."""
+        e = self._index(expr)
+        return self._emit("index", (), dtype or ("bool" if e.is_bool else "int64"), index=e)
+
+    def check(self, value: str, size: int) -> str:
+        """Assert ``0 <= value < size`` (where not proven)."""
+        return self._emit("check", (value,), "bool", size=_int(size, "check size"))
+
+    def op(self, kind: str, *args: Operand, dtype: str | None = None) -> str:
+        """An elementwise op; ``dtype`` defaults to torch's promotion of the value operands
+        (bool for comparisons; the target for ``cast``, which needs ``dtype``)."""
+        if kind not in ELEMENTWISE:
+            raise InvalidOperationError(f"unknown elementwise op {kind!r}")
+        for a in args:
+            if isinstance(a, str) and a not in self._dtypes:
+                raise InvalidOperationError(f"{kind} uses the undefined value {a!r}")
+        if dtype is None:
+            if kind == "cast":
+                raise InvalidOperationError("cast needs a dtype")
+            if kind in _COMPARISONS:
+                dtype = "bool"
+            else:
+                vals = [self._dtypes[a] for a in (args[1:] if kind == "where" else args)
+                        if isinstance(a, str)]
+                if not vals:
+                    raise InvalidOperationError(f"{kind} needs at least one value operand")
+                dtype = promote(vals)
+                if kind == "truediv" and not is_float(dtype):
+                    dtype = "float32"
+        if kind in _INTEGER_ONLY and is_float(dtype):
+            raise ExprTypeError(f"{kind} needs integer operands, got {dtype}")
+        return self._emit(kind, tuple(args), dtype)
+
+    def reduce(self, kind: str, value: str, dtype: str | None = None) -> str:
+        """``sum`` or ``max`` of an inner value over the reduction loop."""
+        if kind not in REDUCTIONS:
+            raise InvalidOperationError(f"unknown reduction {kind!r} (known: sum, max)")
+        return self._emit(kind, (value,), dtype or self._dtypes[value])
+
+    def store(self, buffer: str, index: Expr | str | int, value: str) -> None:
+        self._stores.append(Store(buffer, self._index(index), value))
+
+    def build(self) -> KernelSpec:
+        return KernelSpec(self.name, self.loops, self.reduction, tuple(self._buffers),
+                          tuple(self._ops), tuple(self._stores))
+
+
+def loop_ranges(spec: KernelSpec) -> Mapping[str, int]:
+    """Loop name -> size, the reduction loop included."""
+    out = dict(spec.loops)
+    if spec.reduction is not None:
+        out[spec.reduction[0]] = spec.reduction[1]
+    return out
+
