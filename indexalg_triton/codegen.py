@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, Integer, Symbol, integer
 from indexalg_triton.access import Access, AccessPlan, plan_access
-from indexalg_triton.spec import REDUCTIONS, KernelSpec, Op, Operand, is_float
+from indexalg_triton.spec import MULTI_OUTPUT, REDUCTIONS, KernelSpec, Op, Operand, is_float
 from indexalg_triton.tiling import Tiling, choose_tiling, make_tiling
 
 __all__ = [
@@ -119,6 +119,7 @@ class KernelSource:
     kinds: tuple[str, ...]  # the access kind of each load/store, in source order
     tiling: str
     asserts: tuple[str, ...] = field(default_factory=tuple)
+    body: str = ""  # the kernel definition alone, without the helper preamble
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -227,16 +228,29 @@ def _kinds(kinds: Sequence[str] | None) -> tuple[str, ...]:
 
 def generate(
     spec: KernelSpec, config: Config | None = None, *, kinds: Sequence[str] | None = None,
-    index_dtype: str | None = None,
+    index_dtype: str | None = None, part: bool = False,
 ) -> KernelSource:
     """The Triton source of ``spec`` under ``config`` (default: the first of
     :func:`default_configs`).  ``kinds``: the structured access kinds the target supports
     (default: the installed Triton's); ``index_dtype`` forces ``"int32"`` or ``"int64"``
-    (tests only; the decision is otherwise proven)."""
+    (tests only; the decision is otherwise proven).  ``part`` (pointwise kernels only): a
+    ``@triton.jit`` function for a combo kernel, with a ``pid_base`` argument after the
+    buffers; its programs are ``tl.program_id(0) - pid_base`` (see
+    :mod:`indexalg_triton.combo`).  Every generated name is recorded for the debug printer's
+    kernel filter (:func:`indexalg_triton.debug.record_kernel`)."""
+    from indexalg_triton.debug import record_kernel
+
     ks = _kinds(kinds)
     cfg = config or default_configs(spec, ks)[0]
+    if part and spec.is_reduction:
+        raise InvalidOperationError(f"kernel {spec.name}: only pointwise kernels can be parts "
+                                    "of a combo kernel")
     gen = _Gen(spec, cfg, ks if cfg.structured else (), ks, index_dtype)
-    return gen.run()
+    gen.part = part
+    src = gen.run()
+    if not part:
+        record_kernel(src.kernel_name)
+    return src
 
 
 def _axis_names(n: int) -> tuple[str, ...]:
@@ -257,6 +271,7 @@ class _Gen:
         self.reg: dict[str, str] = {}  # value -> register dtype
         self.axes_of: dict[str, frozenset[int]] = {}
         self.index_dtype = "int32"
+        self.part = False
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -269,7 +284,8 @@ class _Gen:
         return self._pointwise()
 
     def _header(self, blocks: Sequence[str], comments: Sequence[str]) -> None:
-        args = [b.name for b in self.spec.buffers] + [f"{b}: tl.constexpr" for b in blocks]
+        args = [b.name for b in self.spec.buffers] + (["pid_base"] if self.part else []) \
+            + [f"{b}: tl.constexpr" for b in blocks]
         self.emit(f"# kernel {self.spec.name}: {self.spec.describe()}", 0)
         for b in self.spec.buffers:
             v = b.view
@@ -289,7 +305,7 @@ class _Gen:
         helpers = _COMBINE if self.spec.is_reduction else ""
         source = f"{TRITON_PREAMBLE}{helpers}\n\n{body}\n"
         return KernelSource(self.spec, self.cfg, source, self.spec.name, grid, dtype, reason,
-                            tuple(self.kinds_used), tiling, tuple(self.asserts))
+                            tuple(self.kinds_used), tiling, tuple(self.asserts), f"{body}\n")
 
     def _nonneg(self, ranges: Mapping[str, tuple[int, int]]) -> object:
         from indexalg.analysis import bounds
@@ -486,6 +502,8 @@ class _Gen:
         for n, num in zip(names, numels):
             self.emit(f"{n}numel = {num}", depth)
         pid = "tl.program_id(0)" + (".to(tl.int64)" if dtype == "int64" else "")
+        if self.part:
+            pid += " - pid_base"
         self.emit(f"pid = {pid}", depth)
         if len(names) == 1:
             self.emit("xoffset = pid * XBLOCK", depth)
@@ -567,9 +585,11 @@ class _Gen:
         cast = self._load_cast(o.name, o.dtype)
         if p.kind == "pointer":
             m = f", {' & '.join(p.mask)}" if p.mask else ""
-            self.emit(f"{o.name} = tl.load({o.buffer} + ({self._print(p.flat_index, ranges)}){m})"
-                      f"{cast}", d)
-            self.axes_of[o.name] = _axes_in(p.flat_index, names)
+            spread = _spread(p, tile, names)
+            self.emit(f"{o.name} = tl.load({o.buffer} + ({self._print(p.flat_index, ranges)})"
+                      f"{spread}{m}){cast}", d)
+            self.axes_of[o.name] = frozenset(range(len(tile))) if spread \
+                else _axes_in(p.flat_index, names)
             return
         base = _base(o.buffer or "", p)
         shape = _list(p.shape)
@@ -616,7 +636,9 @@ class _Gen:
         val = self._store_cast(st.value, buf.dtype)
         if p.kind == "pointer":
             m = f", {' & '.join(p.mask)}" if p.mask else ""
-            self.emit(f"tl.store({st.buffer} + ({self._print(p.flat_index, ranges)}), {val}{m})", d)
+            spread = _spread(p, tile, names)
+            self.emit(f"tl.store({st.buffer} + ({self._print(p.flat_index, ranges)}){spread}, "
+                      f"{val}{m})", d)
             return
         v = f"{st.value}_out"
         full = self.axes_of.get(st.value, frozenset()) == frozenset(range(len(tile)))
@@ -761,9 +783,27 @@ class _RedEnv:
                 g.emit(f"{o.name} = tl.reduce({v}, 1, {comb}, keep_dims=True)", depth)
             else:
                 g.emit(f"{o.name} = tl.reduce({o.name}_acc, 1, {comb}, keep_dims=True)", depth)
+        elif o.kind in MULTI_OUTPUT:  # mean_var, persistent (the looped form is in looped())
+            mean, var = o.results
+            x = self._as_f32(str(o.args[0]))
+            g.emit(f"# {o.kind} of {o.args[0]}: one operation, results {mean}, {var}", depth)
+            g.emit(f"{o.name}_x = {self._masked(x, '0.0')}", depth)
+            g.emit(f"{mean} = tl.reduce({o.name}_x, 1, ia_sum_combine, keep_dims=True) / rnumel",
+                   depth)
+            g.emit(f"{o.name}_d = {self._masked(f'{o.name}_x - {mean}', '0.0')}", depth)
+            g.emit(f"{var} = tl.reduce({o.name}_d * {o.name}_d, 1, ia_sum_combine, "
+                   "keep_dims=True) / rnumel", depth)
+            g.reg[mean] = g.reg[var] = "float32"
         else:
             g.emit(f"{o.name} = {g._elementwise(o)}", depth)
         self.done.add(o.name)
+
+    def _as_f32(self, src: str) -> str:
+        reg = self.g.reg[src]
+        return src if reg == "float32" else f"{src}.to(tl.float32)"
+
+    def _masked(self, v: str, other: str) -> str:
+        return f"tl.where({self.inner_mask}, {v}, {other})" if self.inner_mask else v
 
     def store(self, st: object, depth: int) -> None:
         from indexalg_triton.spec import Store
@@ -783,55 +823,89 @@ class _RedEnv:
         """The ops needed to compute ``names``, in spec order; a reduction's operands are
         followed only for ``expand`` (others are computed once, outside)."""
         spec = self.g.spec
-        need: dict[str, None] = {}
+        values = {v for p in spec.ops for v in p.values}
+        need: dict[str, None] = {}  # operation names
         stack = list(names)
         while stack:
-            n = stack.pop()
-            if n in need:
+            o = spec.op(stack.pop())
+            if o.name in need:
                 continue
-            need[n] = None
-            o = spec.op(n)
-            if o.kind in REDUCTIONS and n != expand:
+            need[o.name] = None
+            if o.reduces and o.name != expand:
                 continue
             stack += [a for a in o.args if isinstance(a, str)]
             if o.index is not None:
-                stack += [s.payload for s in o.index.free_symbols
-                          if s.payload in {p.name for p in spec.ops}]
+                stack += [s.payload for s in o.index.free_symbols if s.payload in values]
         return [o for o in spec.ops if o.name in need]
 
     def _checks_for(self, names: set[str]) -> list[Op]:
         return [o for o in self.g.spec.ops if o.kind == "check" and str(o.args[0]) in names]
 
+    def _pass(self, deps: list[Op], rmask: bool, acc: str, init: str, acc_dtype: str,
+              update: Callable[[], str], pre: Callable[[], str] | None = None) -> None:
+        """One loop over r: the inner values of ``deps`` recomputed, then ``acc = update()``
+        (``acc`` initialised first unless ``init`` is empty)."""
+        g = self.g
+        if init:
+            g.emit(f"{acc} = tl.full([XBLOCK, RBLOCK], {init}, {_TL_DTYPE[acc_dtype]})")
+        g.emit("for roffset in range(0, rnumel, RBLOCK):")
+        g.emit("rindex = roffset + rbase", 2)
+        if rmask:
+            g.emit("rmask = rindex < rnumel", 2)
+        body = [o for o in deps if o.name in self.inner]
+        names = {o.name for o in body}
+        body += [c for c in self._checks_for(names) if c not in body]
+        for o in g.spec.ops:
+            if o in body:
+                self.value(o, 2, persistent=False)
+        if pre is not None:
+            g.emit(pre(), 2)
+        g.emit(f"{acc} = {update()}", 2)
+        for o in body:
+            self.done.discard(o.name)
+
+    def _mean_var_looped(self, red: Op, deps: list[Op], rmask: bool) -> None:
+        """mean_var over a loop: one pass for the mean, a second for the squared deviations
+        from it (numerically the two-pass formula, not E[x^2] - E[x]^2)."""
+        g = self.g
+        src = str(red.args[0])
+        mean, var = red.results
+        g.emit(f"# {red.kind} of {src}: one operation, results {mean}, {var} (two passes over r)")
+        self._pass(deps, rmask, f"{red.name}_sum", "0.0", "float32",
+                   lambda: f"{red.name}_sum + {self._masked(self._as_f32(src), '0.0')}")
+        g.emit(f"{mean} = tl.reduce({red.name}_sum, 1, ia_sum_combine, keep_dims=True) / rnumel")
+        g.reg[mean] = "float32"
+        g.emit(f"{red.name}_m2 = tl.full([XBLOCK, RBLOCK], 0.0, tl.float32)")
+        self._pass(deps, rmask, f"{red.name}_m2", "", "float32",
+                   lambda: f"{red.name}_m2 + {red.name}_d * {red.name}_d",
+                   pre=lambda: f"{red.name}_d = "
+                   f"{self._masked(f'{self._as_f32(src)} - {mean}', '0.0')}")
+        g.emit(f"{var} = tl.reduce({red.name}_m2, 1, ia_sum_combine, keep_dims=True) / rnumel")
+        g.reg[var] = "float32"
+        self.done.add(red.name)
+
     def looped(self, spec: KernelSpec, rmask: bool) -> None:
         g = self.g
-        reductions = [o for o in spec.ops if o.kind in REDUCTIONS]
+        reductions = [o for o in spec.ops if o.reduces]
         for red in reductions:
             deps = self._deps([red.name], red.name)
             for o in deps:  # outer values the loop body needs, computed once before it
                 if o.name not in self.inner and o.name != red.name and o.name not in self.done:
                     self.value(o, 1, persistent=False)
+            if red.kind in MULTI_OUTPUT:
+                self._mean_var_looped(red, deps, rmask)
+                continue
             acc_dtype, init = _acc(red)
-            g.emit(f"{red.name}_acc = tl.full([XBLOCK, RBLOCK], {init}, {_TL_DTYPE[acc_dtype]})")
-            g.emit("for roffset in range(0, rnumel, RBLOCK):")
-            g.emit("rindex = roffset + rbase", 2)
-            if rmask:
-                g.emit("rmask = rindex < rnumel", 2)
-            body = [o for o in deps if o.name in self.inner]
-            names = {o.name for o in body}
-            body += [c for c in self._checks_for(names) if c not in body]
-            for o in spec.ops:
-                if o in body:
-                    self.value(o, 2, persistent=False)
-            src = str(red.args[0])
-            v = f"{src}.to({_TL_DTYPE[acc_dtype]})" if g.reg[src] != acc_dtype else src
-            if self.inner_mask:
-                v = f"tl.where({self.inner_mask}, {v}, {init})"
-            if red.kind == "sum":
-                g.emit(f"{red.name}_acc = {red.name}_acc + {v}", 2)
-            else:
-                g.emit(f"{red.name}_acc = tl.maximum({red.name}_acc, {v})", 2)
-            for o in body:
-                self.done.discard(o.name)
+
+            def update(red: Op = red, acc_dtype: str = acc_dtype, init: str = init) -> str:
+                src = str(red.args[0])
+                v = f"{src}.to({_TL_DTYPE[acc_dtype]})" if g.reg[src] != acc_dtype else src
+                v = self._masked(v, init)
+                if red.kind == "sum":
+                    return f"{red.name}_acc + {v}"
+                return f"tl.maximum({red.name}_acc, {v})"
+
+            self._pass(deps, rmask, f"{red.name}_acc", init, acc_dtype, update)
             self.value(red, 1, persistent=False)
         outer_stores = [st for st in spec.stores if st.value not in self.inner]
         inner_stores = [st for st in spec.stores if st.value in self.inner]
@@ -899,6 +973,16 @@ def _no_unit_block_pointer(a: Access, p: AccessPlan, tiling: Tiling) -> AccessPl
     q = plan_access(a, tiling, allow=())
     return replace(q, reasons=(*p.reasons, "block_pointer: a one-element block (Triton 3.6 "
                                "fails to compile it)"))
+
+
+def _spread(p: AccessPlan, tile: Sequence[str], names: Sequence[str]) -> str:
+    """A masked pointer access whose index mentions no tile axis (a loop of size 1 folds
+    the index to a constant) needs a pointer tile the mask's shape: `` + tl.full(...)``
+    (not ``tl.zeros``: a jit function, which the interpreter cannot call when triton was
+    imported before ``TRITON_INTERPRET`` was set)."""
+    if not p.mask or _axes_in(p.flat_index, names):
+        return ""
+    return f" + tl.full([{', '.join(tile)}], 0, tl.int32)"
 
 
 def _axes_in(e: Expr, names: Sequence[str]) -> frozenset[int]:

@@ -7,6 +7,10 @@
   directory (``$INDEXALG_TRITON_CACHE``, else ``indexalg_triton`` in the system temp
   directory), imports it once per process and mode, and returns the ``@triton.jit`` function
   (Triton keeps its own binary cache on top).
+* :func:`run_kernel` -- **the one central launch path**: every launch of every kernel kind
+  (generated, combo, multi-kernel reductions, templates, user-defined ``@triton.jit``
+  kernels through :func:`launch_user_kernel`) goes through it, and the debug value printer
+  (:mod:`indexalg_triton.debug`) runs there, before and after the launch.
 * :func:`launch` -- one launch of a :class:`~indexalg_triton.codegen.KernelSource` on named
   tensors.
 * :func:`verify` -- fresh random inputs, poisoned outputs (NaN for floats, the dtype's
@@ -44,8 +48,11 @@ __all__ = [
     "cache_dir",
     "compare",
     "compile_kernel",
+    "compile_source",
     "device",
     "launch",
+    "launch_user_kernel",
+    "run_kernel",
     "make_outputs",
     "verify",
 ]
@@ -72,18 +79,24 @@ def cache_dir() -> Path:
 
 def compile_kernel(src: KernelSource, *, interpret: bool | None = None) -> Any:
     """The ``@triton.jit`` function of ``src`` (imported once per source and mode)."""
+    return compile_source(src.source, src.kernel_name, interpret=interpret)
+
+
+def compile_source(source: str, kernel_name: str, *, interpret: bool | None = None) -> Any:
+    """The ``@triton.jit`` function ``kernel_name`` of a module's ``source`` (imported once
+    per source and mode; the file is named by the source's SHA-256)."""
     if interpret is None:
         interpret = device() == "cpu"
-    digest = hashlib.sha256(src.source.encode()).hexdigest()[:20]
+    digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     key = (digest, interpret)
     mod = _MODULES.get(key)
     if mod is None:
         if interpret:
             os.environ["TRITON_INTERPRET"] = "1"
-        path = cache_dir() / f"{src.kernel_name}_{digest}.py"
+        path = cache_dir() / f"{kernel_name}_{digest}.py"
         if not path.exists():
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(src.source)
+            tmp.write_text(source)
             tmp.replace(path)
         spec = importlib.util.spec_from_file_location(
             f"indexalg_kernel_{digest}_{int(interpret)}", path)
@@ -92,10 +105,10 @@ def compile_kernel(src: KernelSource, *, interpret: bool | None = None) -> Any:
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         _MODULES[key] = mod
-    return getattr(mod, src.kernel_name)
+    return getattr(mod, kernel_name)
 
 
-def _set_allocator(dev: str) -> None:
+def set_allocator(dev: str) -> None:
     """In-kernel tensor descriptors need scratch memory from the host on a GPU."""
     global _ALLOCATOR_SET
     if _ALLOCATOR_SET or dev == "cpu":
@@ -110,16 +123,44 @@ def _set_allocator(dev: str) -> None:
     _ALLOCATOR_SET = True
 
 
+def run_kernel(name: str, kernel: Any, grid: tuple[int, ...],
+               args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
+    """Launch ``kernel[grid](*values, **meta)``; ``args`` are the ``(name, value)`` pairs of
+    its arguments in order.  The debug printer, when active for ``name``, dumps every argument
+    before and after the launch (see :mod:`indexalg_triton.debug`)."""
+    from indexalg_triton.debug import active_printer
+
+    printer = active_printer()
+    if printer is not None and not printer.wants(name):
+        printer = None
+    if printer is not None:
+        printer.dump("before_launch", name, args)
+    kernel[grid](*[v for _, v in args], **meta)
+    if printer is not None:
+        printer.dump("after_launch", name, args)
+
+
+def launch_user_kernel(kernel: Any, grid: tuple[int, ...], *args: Any, **meta: Any) -> None:
+    """Launch a user-defined ``@triton.jit`` kernel through :func:`run_kernel`, named after
+    its Python function, its arguments after its parameters."""
+    fn = getattr(kernel, "fn", kernel)
+    name = str(getattr(fn, "__name__", "user_kernel"))
+    params = list(getattr(kernel, "arg_names", []))
+    names = [params[i] if i < len(params) else f"arg{i}" for i in range(len(args))]
+    run_kernel(name, kernel, grid, list(zip(names, args)), meta)
+
+
 def launch(src: KernelSource, tensors: Mapping[str, Any]) -> None:
     """Run ``src`` once on ``tensors`` (by buffer name; outputs preallocated)."""
     missing = [n for n in src.arg_names if n not in tensors]
     if missing:
         raise InvalidOperationError(f"launch of {src.kernel_name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
-    _set_allocator(dev)
+    set_allocator(dev)
     kernel = compile_kernel(src, interpret=dev == "cpu")
-    args = [tensors[n] for n in src.arg_names]
-    kernel[(src.grid,)](*args, **dict(src.config.blocks), num_warps=src.config.num_warps)
+    args = [(n, tensors[n]) for n in src.arg_names]
+    run_kernel(src.kernel_name, kernel, (src.grid,), args,
+               {**dict(src.config.blocks), "num_warps": src.config.num_warps})
 
 
 def make_outputs(spec: KernelSpec, dev: str, *, poison: bool = True) -> dict[str, Any]:

@@ -16,8 +16,16 @@ A :class:`KernelSpec` holds
     code generator asks :func:`indexalg.decisions.bounds_checks` which sides need code);
   - the elementwise kinds of :data:`ELEMENTWISE` over values and Python literals;
   - ``sum`` / ``max``: a reduction of an inner value over the reduction loop;
+  - the *multi-output* kinds of :data:`MULTI_OUTPUT`: one operation defining several values
+    (its ``results``), e.g. ``mean_var``, the mean and the population variance (divisor
+    ``n``, as ``torch.var_mean(..., correction=0)``) of an inner value over the reduction
+    loop, computed together;
 
 * ``stores``: :class:`Store` ``buffer[index] = value``.
+
+Operations are separate from the buffers they write: an operation defines values (its own
+name, or its ``results`` for a multi-output kind) and stores write values into buffers, so
+one operation can feed several outputs (:meth:`KernelSpec.writes`).
 
 With a reduction loop, a value is *inner* when it varies with the reduction variable (a load
 or index mentioning it, or an op of inner values) and *outer* otherwise; a reduction turns an
@@ -42,6 +50,7 @@ from indexalg_triton.layout import View, dtype_bytes
 
 __all__ = [
     "ELEMENTWISE",
+    "MULTI_OUTPUT",
     "REDUCTIONS",
     "Buffer",
     "KernelSpec",
@@ -69,6 +78,8 @@ _COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 _INTEGER_ONLY = frozenset({"and", "or", "xor", "lshift", "rshift"})
 #: Reduction kinds.
 REDUCTIONS = ("sum", "max")
+#: Multi-output kinds and the suffixes of their results (each a reduction over the loop).
+MULTI_OUTPUT: dict[str, tuple[str, ...]] = {"mean_var": ("mean", "var")}
 _RESERVED = frozenset({"tl", "triton", "ia_floordiv", "ia_mod", "ia_ceildiv", "pid"})
 
 
@@ -118,8 +129,9 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Op:
-    """One SSA value (see the module docstring); ``args`` name earlier values or are
-    literals; ``size`` is the bound of a ``check``."""
+    """One operation (see the module docstring); ``args`` name earlier values or are
+    literals; ``size`` is the bound of a ``check``; ``results`` are the values a
+    multi-output operation defines (empty: the operation defines the one value ``name``)."""
 
     name: str
     kind: str
@@ -128,6 +140,17 @@ class Op:
     buffer: str | None = None
     index: Expr | None = None
     size: int | None = None
+    results: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The value names this operation defines."""
+        return self.results or (self.name,)
+
+    @property
+    def reduces(self) -> bool:
+        """Whether this operation reduces over the reduction loop."""
+        return self.kind in REDUCTIONS or self.kind in MULTI_OUTPUT
 
 
 @dataclass(frozen=True)
@@ -188,10 +211,16 @@ class KernelSpec:
         return tuple(b for b in self.buffers if b.output)
 
     def op(self, name: str) -> Op:
+        """The operation named ``name`` or defining the value ``name``."""
         for o in self.ops:
-            if o.name == name:
+            if o.name == name or name in o.results:
                 return o
         raise InvalidOperationError(f"kernel {self.name} has no value {name!r}")
+
+    def writes(self, op_name: str) -> tuple[str, ...]:
+        """The buffers the stores of an operation's values write, in store order."""
+        values = self.op(op_name).values
+        return tuple(dict.fromkeys(st.buffer for st in self.stores if st.value in values))
 
     def inner_values(self) -> frozenset[str]:
         """The values that vary with the reduction variable (empty without a reduction)."""
@@ -200,7 +229,7 @@ class KernelSpec:
         r = Symbol(self.reduction[0])
         inner: set[str] = set()
         for o in self.ops:
-            if o.kind in REDUCTIONS:
+            if o.reduces:
                 continue
             syms = o.index.free_symbols if o.index is not None else ()
             if (r in syms or any(isinstance(a, str) and a in inner for a in o.args)
@@ -212,7 +241,7 @@ class KernelSpec:
         """The value names an (indirect) load's index mentions, in first-mention order."""
         if op.index is None:
             return ()
-        values = {o.name for o in self.ops}
+        values = {v for o in self.ops for v in o.values}
         return tuple(s.payload for s in op.index.free_symbols if s.payload in values)
 
     def numel(self) -> int:
@@ -277,11 +306,17 @@ def _validate(spec: KernelSpec) -> None:
         elif o.kind == "check":
             if len(o.args) != 1 or o.size is None or o.size < 1:
                 raise InvalidOperationError(f"check {o.name} needs one value and a size >= 1")
-        elif o.kind in REDUCTIONS:
+        elif o.reduces:
             if spec.reduction is None:
                 raise InvalidOperationError(f"{o.kind} {o.name} in a kernel with no reduction")
             if len(o.args) != 1:
                 raise InvalidOperationError(f"{o.kind} {o.name} takes one operand")
+            want = len(MULTI_OUTPUT.get(o.kind, ()))
+            if len(o.results) != want:
+                raise InvalidOperationError(
+                    f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
+            if want and not is_float(o.dtype):
+                raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
         elif o.kind in ELEMENTWISE:
             if len(o.args) != ELEMENTWISE[o.kind]:
                 raise InvalidOperationError(
@@ -289,13 +324,22 @@ def _validate(spec: KernelSpec) -> None:
                 )
         else:
             raise InvalidOperationError(f"unknown op kind {o.kind!r} ({o.name})")
-        dtypes[o.name] = o.dtype
-        names[o.name] = "value"
+        if o.results and o.kind not in MULTI_OUTPUT:
+            raise InvalidOperationError(f"{o.kind} {o.name} is not a multi-output kind")
+        if o.results:
+            names[o.name] = "operation"
+        for v in o.values:
+            if v != o.name:
+                _check_name(v, "value")
+                if v in names:
+                    raise InvalidOperationError(f"name {v!r} is used twice")
+            dtypes[v] = o.dtype
+            names[v] = "value"
     if not spec.stores:
         raise InvalidOperationError(f"kernel {spec.name} stores nothing")
     inner = spec.inner_values()
     for o in spec.ops:
-        if o.kind in REDUCTIONS and not (isinstance(o.args[0], str) and o.args[0] in inner):
+        if o.reduces and not (isinstance(o.args[0], str) and o.args[0] in inner):
             raise InvalidOperationError(f"{o.kind} {o.name} reduces a value that does not vary")
     r = Symbol(spec.reduction[0]) if spec.reduction else None
     for st in spec.stores:
@@ -377,15 +421,17 @@ class SpecBuilder:
 
     def _emit(self, kind: str, args: tuple[Operand, ...], dtype: str, *,
               buffer: str | None = None, index: Expr | None = None,
-              size: int | None = None) -> str:
+              size: int | None = None, suffixes: tuple[str, ...] = ()) -> str:
         key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
         name = f"tmp{len(self._ops)}"
-        self._ops.append(Op(name, kind, args, dtype, buffer, index, size))
+        results = tuple(f"{name}_{s}" for s in suffixes)
+        self._ops.append(Op(name, kind, args, dtype, buffer, index, size, results))
         self._memo[key] = name
-        self._dtypes[name] = dtype
+        for v in results or (name,):
+            self._dtypes[v] = dtype
         return name
 
     def load(self, buffer: str, index: Expr | str | int) -> str:
@@ -434,6 +480,19 @@ class SpecBuilder:
         if kind not in REDUCTIONS:
             raise InvalidOperationError(f"unknown reduction {kind!r} (known: sum, max)")
         return self._emit(kind, (value,), dtype or self._dtypes[value])
+
+    def multi(self, kind: str, value: str, dtype: str | None = None) -> tuple[str, ...]:
+        """A multi-output operation (:data:`MULTI_OUTPUT`) over an inner value: the names of
+        its results (``mean_var``: the mean and the variance, float32 unless ``dtype``)."""
+        if kind not in MULTI_OUTPUT:
+            raise InvalidOperationError(
+                f"unknown multi-output op {kind!r} (known: {', '.join(MULTI_OUTPUT)})")
+        if value not in self._dtypes:
+            raise InvalidOperationError(f"{kind} uses the undefined value {value!r}")
+        src = self._dtypes[value]
+        name = self._emit(kind, (value,), dtype or (src if is_float(src) else "float32"),
+                          suffixes=MULTI_OUTPUT[kind])
+        return next(o.results for o in self._ops if o.name == name)
 
     def store(self, buffer: str, index: Expr | str | int, value: str) -> None:
         self._stores.append(Store(buffer, self._index(index), value))

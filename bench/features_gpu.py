@@ -1,0 +1,340 @@
+"""Kernel-level features end to end on the GPU, in one run (issue 9).
+
+Run on the GPU machine from the source tree (``PYTHONPATH=.``, z3 available)::
+
+    python3 -m bench.features_gpu --out DIR
+
+Writes ``DIR/features_gpu.json`` (every number), ``DIR/debug_print.txt`` (the printer's output)
+and prints a short table last.  Parts (each guarded: a failure is recorded, the rest runs):
+
+* ``debug``: the value printer on a generated kernel and a user-defined ``@triton.jit`` kernel
+  (through the central launch path), a kernel-name filter, ``.pt`` files read back.
+* ``combo``: 100 foreach-add tensors of different small sizes: one combo launch against 100
+  separate launches, verified against ``torch._foreach_add``; timed as launched from Python
+  (``do_bench`` median of the whole set) and as CUDA-graph replays (device time only).
+* ``reduction``: a short (32768 x 256) and a long (128 x 131072) row sum as multi-kernels:
+  both variants timed (``do_bench`` median), the choice, the cache hit, the result verified.
+* ``template``: the matmul template with a fused bias + ReLU epilogue and a post-store ``raw``
+  output (1024 x 1024 x 1024 float32, ``input_precision="ieee"``), against torch.
+* ``multi_output``: ``mean_var`` (one operation, two outputs) persistent and looped against
+  ``torch.var_mean``.
+* ``determinism``: every kernel kind generated in subprocesses under two ``PYTHONHASHSEED``
+  values, with this machine's Triton (block pointers included where it has them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def _bench(fn: Callable[[], Any], rep: int = 200) -> float:
+    from triton.testing import do_bench
+
+    return float(do_bench(fn, warmup=25, rep=rep, return_mode="median"))
+
+
+def _graph_ms(fn: Callable[[], Any], replays: int = 50) -> float:
+    """Median milliseconds of one replay of a CUDA graph capturing ``fn``."""
+    import torch
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return _bench(g.replay, rep=replays)
+
+
+def part_debug(out: Path) -> dict[str, Any]:
+    import torch
+    import triton
+    import triton.language as tl
+
+    from indexalg_triton.codegen import generate
+    from indexalg_triton.combo import foreach_add_spec
+    from indexalg_triton.debug import available_kernels, debug_printing
+    from indexalg_triton.runtime import launch, launch_user_kernel
+
+    @triton.jit
+    def user_scale(x, y, n, BLOCK: tl.constexpr):  # type: ignore[no-untyped-def]
+        i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y + i, tl.load(x + i, i < n) * 3.0, i < n)
+
+    src = generate(foreach_add_spec("gpu_dbg_add", (6,), alpha=2.0), kinds=())
+    ts = {"a": torch.randn(6, device="cuda"), "b": torch.randn(6, device="cuda"),
+          "out": torch.full((6,), float("nan"), device="cuda")}
+    x = torch.randn(1000, device="cuda")
+    y = torch.empty_like(x)
+    buf = io.StringIO()
+    save = Path(tempfile.mkdtemp())
+    with debug_printing(stream=buf, save_dir=save):
+        launch(src, ts)
+        launch_user_kernel(user_scale, (4,), x, y, 1000, BLOCK=256)
+    filtered = io.StringIO()
+    with debug_printing(stream=filtered, kernels=["user_scale"]):
+        launch(src, ts)
+        launch_user_kernel(user_scale, (4,), x, y, 1000, BLOCK=256)
+    text = buf.getvalue()
+    (out / "debug_print.txt").write_text(text)
+    files = sorted(os.listdir(save))
+    back = torch.load(save / files[-1])
+    return {
+        "ok": ("[ after_launch - gpu_dbg_add - out ]:" in text
+               and "[ after_launch - user_scale - y ]:" in text
+               and "device: cuda:0" in text
+               and "gpu_dbg_add" not in filtered.getvalue()
+               and "user_scale" in filtered.getvalue()
+               and torch.equal(back, y.cpu())),
+        "printed_lines": len(text.splitlines()),
+        "saved_files": len(files),
+        "kernel_names_logged": list(available_kernels()),
+        "excerpt": text.split("[ after_launch - gpu_dbg_add - out ]:")[1].splitlines()[:11],
+    }
+
+
+def part_combo(n_tensors: int = 100) -> dict[str, Any]:
+    import torch
+
+    from indexalg_triton.codegen import Config, generate
+    from indexalg_triton.combo import combine, foreach_add_spec, launch_combo
+    from indexalg_triton.runtime import launch
+
+    sizes = [1000 + (i * 7919) % 31000 for i in range(n_tensors)]  # 1,000 .. 31,999 elements
+    specs = [foreach_add_spec(f"fe{i}", (n,), alpha=0.5) for i, n in enumerate(sizes)]
+    t0 = time.perf_counter()
+    combo = combine(specs, name="foreach_combo", xblock=1024)
+    gen_s = time.perf_counter() - t0
+    ts = [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
+           "out": torch.full((n,), float("nan"), device="cuda")} for n in sizes]
+    t0 = time.perf_counter()
+    launch_combo(combo, ts)
+    torch.cuda.synchronize()
+    compile_s = time.perf_counter() - t0
+    refs = torch._foreach_add([t["a"] for t in ts], [t["b"] for t in ts], alpha=0.5)
+    ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+    cfg = Config.of(4, structured=False, flat=True, XBLOCK=1024)
+    separate = [generate(s, cfg, kinds=()) for s in specs]
+    for t in ts:
+        t["out"].fill_(float("nan"))
+    t0 = time.perf_counter()
+    for s, t in zip(separate, ts):
+        launch(s, t)
+    torch.cuda.synchronize()
+    sep_compile_s = time.perf_counter() - t0
+    ok = ok and all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+
+    def run_combo() -> None:
+        launch_combo(combo, ts)
+
+    def run_separate() -> None:
+        for s, t in zip(separate, ts):
+            launch(s, t)
+
+    def run_foreach() -> None:
+        torch._foreach_add([t["a"] for t in ts], [t["b"] for t in ts], alpha=0.5)
+
+    res: dict[str, Any] = {
+        "ok": ok, "tensors": n_tensors, "elements": sum(sizes),
+        "sizes_min_max": [min(sizes), max(sizes)],
+        "launches_combo": 1, "launches_separate": len(separate), "programs": combo.grid,
+        "codegen_s": gen_s, "first_launch_s_combo": compile_s,
+        "first_launch_s_separate": sep_compile_s,
+        "python_ms_combo": _bench(run_combo), "python_ms_separate": _bench(run_separate),
+        "python_ms_torch_foreach": _bench(run_foreach),
+    }
+    res["python_speedup"] = res["python_ms_separate"] / res["python_ms_combo"]
+    try:
+        res["graph_ms_combo"] = _graph_ms(run_combo)
+        res["graph_ms_separate"] = _graph_ms(run_separate)
+        res["graph_speedup"] = res["graph_ms_separate"] / res["graph_ms_combo"]
+    except Exception as err:  # recorded, not fatal
+        res["graph_error"] = f"{type(err).__name__}: {err}"
+    return res
+
+
+def part_reduction() -> dict[str, Any]:
+    import torch
+
+    from indexalg_triton.layout import View
+    from indexalg_triton.reduction import MultiKernel
+    from indexalg_triton.spec import SpecBuilder
+
+    out: dict[str, Any] = {}
+    for label, rows, cols in [("short", 32768, 256), ("long", 128, 131072)]:
+        b = SpecBuilder(f"row_sum_{label}", loops=[("x1", rows)], reduction=("r0", cols))
+        b.buffer("x", View.of([rows, cols]))
+        b.buffer("out", View.of([rows]), output=True)
+        b.store("out", "x1", b.reduce("sum", b.load("x", f"{cols}*x1 + r0")))
+        try:
+            mk = MultiKernel(b.build())
+            x = torch.randn(rows, cols, device="cuda")
+            o = torch.full((rows,), float("nan"), device="cuda")
+            args = {"x": x, "out": o}
+            t0 = time.perf_counter()
+            c = mk.run(args)
+            first_s = time.perf_counter() - t0
+            torch.cuda.synchronize()
+            ref = x.double().sum(1)
+            err = float((o.double() - ref).abs().max() / ref.abs().max())
+            o.fill_(float("nan"))
+            t0 = time.perf_counter()
+            c2 = mk.run(args)
+            torch.cuda.synchronize()
+            cached_s = time.perf_counter() - t0
+            gb = (rows * cols + rows) * 4 / 1e9
+            out[label] = {
+                "shape": [rows, cols], "persistent_ms": c.persistent_ms, "looped_ms": c.looped_ms,
+                "chosen": c.chosen, "cache_hit": c2 is c, "first_run_s": first_s,
+                "cached_run_s": cached_s, "rel_error": err, "ok": err <= 1e-4 and c2 is c,
+                "persistent_config": mk.variants["persistent"].config.describe(),
+                "looped_config": mk.variants["looped"].config.describe(),
+                "gbs_chosen": gb / (min(c.persistent_ms, c.looped_ms) * 1e-3),
+                "same_signature": mk.variants["persistent"].arg_names
+                == mk.variants["looped"].arg_names,
+            }
+        except Exception as err:
+            out[label] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:500]}
+    return out
+
+
+def part_template() -> dict[str, Any]:
+    import torch
+
+    from indexalg_triton.template import launch_template, matmul_template
+
+    m = n = k = 1024
+    hooks = ["body:post_store", "store_output", "def_kernel", "body:inner", "body:prologue"]
+    t = matmul_template(m, n, k, bias=True, relu=True, raw=True, order=hooks,
+                        blocks=(64, 64, 32), num_warps=4)
+    same = t.source == matmul_template(m, n, k, bias=True, relu=True, raw=True,
+                                       blocks=(64, 64, 32), num_warps=4).source
+    a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+    bias = torch.randn(n, device="cuda")
+    out = torch.full((m, n), float("nan"), device="cuda")
+    raw = torch.full((m, n), float("nan"), device="cuda")
+    tensors = {"a": a, "b": b, "out": out, "bias": bias, "raw": raw}
+    launch_template(t, tensors)
+    torch.cuda.synchronize()
+    mm = a.double() @ b.double()
+    ref = (mm + bias.double()).relu()
+    err_out = float((out.double() - ref).abs().max() / ref.abs().max())
+    err_raw = float((raw.double() - mm).abs().max() / mm.abs().max())
+    ms = _bench(lambda: launch_template(t, tensors))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    ms_torch = _bench(lambda: torch.relu(torch.addmm(bias, a, b)))
+    return {"ok": err_out <= 1e-5 and err_raw <= 1e-5 and same, "rel_error_out": err_out,
+            "rel_error_raw": err_raw, "order_independent": same, "ms": ms,
+            "ms_torch_fp32_addmm_relu": ms_torch, "args": list(t.arg_names)}
+
+
+def part_multi_output() -> dict[str, Any]:
+    import torch
+
+    from indexalg_triton.codegen import Config, generate
+    from indexalg_triton.layout import View
+    from indexalg_triton.runtime import launch
+    from indexalg_triton.spec import SpecBuilder
+
+    rows, cols = 4096, 4096
+    b = SpecBuilder("mean_var_gpu", loops=[("x1", rows)], reduction=("r0", cols))
+    b.buffer("x", View.of([rows, cols]))
+    b.buffer("mean", View.of([rows]), output=True)
+    b.buffer("var", View.of([rows]), output=True)
+    mean, var = b.multi("mean_var", b.load("x", f"{cols}*x1 + r0"))
+    b.store("mean", "x1", mean)
+    b.store("var", "x1", var)
+    spec = b.build()
+    x = torch.randn(rows, cols, device="cuda") * 3 + 2
+    v64, m64 = torch.var_mean(x.double(), dim=1, correction=0)
+    res: dict[str, Any] = {"ok": True}
+    for label, cfg in [("persistent", Config.of(8, XBLOCK=1, RBLOCK=4096)),
+                       ("looped", Config.of(8, XBLOCK=1, RBLOCK=1024))]:
+        src = generate(spec, cfg, kinds=())
+        ts = {"x": x, "mean": torch.full((rows,), float("nan"), device="cuda"),
+              "var": torch.full((rows,), float("nan"), device="cuda")}
+        launch(src, ts)
+        torch.cuda.synchronize()
+        em = float((ts["mean"].double() - m64).abs().max() / m64.abs().max())
+        ev = float((ts["var"].double() - v64).abs().max() / v64.abs().max())
+        ms = _bench(lambda src=src, ts=ts: launch(src, ts))
+        res[label] = {"rel_error_mean": em, "rel_error_var": ev, "ms": ms,
+                      "gbs": rows * cols * 4 / (ms * 1e-3) / 1e9}
+        res["ok"] = res["ok"] and em <= 1e-5 and ev <= 1e-5
+    res["ms_torch_var_mean"] = _bench(lambda: torch.var_mean(x, dim=1, correction=0))
+    return res
+
+
+def part_determinism() -> dict[str, Any]:
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tests" / "triton"))
+    from test_determinism import SCRIPT
+
+    script = SCRIPT.replace('TD = ("tensor_descriptor",)',
+                            "from indexalg_triton.access import supported_kinds\n"
+                            "TD = supported_kinds()")
+    outs = []
+    for seed in ("0", "977"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, cwd=root, timeout=400, check=False)
+        if r.returncode:
+            return {"ok": False, "error": r.stderr[-800:]}
+        outs.append(r.stdout)
+    last = outs[0].splitlines()[-1].split()
+    return {"ok": outs[0] == outs[1], "kernels": int(last[-1]), "digest": last[1]}
+
+
+PARTS: dict[str, Callable[..., dict[str, Any]]] = {
+    "debug": part_debug, "combo": part_combo, "reduction": part_reduction,
+    "template": part_template, "multi_output": part_multi_output,
+    "determinism": part_determinism,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+    import triton
+
+    from indexalg_triton.access import supported_kinds
+
+    ap = argparse.ArgumentParser(prog="bench.features_gpu")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--parts", default=",".join(PARTS))
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    data: dict[str, Any] = {"env": {"torch": torch.__version__, "triton": triton.__version__,
+                                    "gpu": torch.cuda.get_device_name(),
+                                    "kinds": list(supported_kinds())}}
+    for name in args.parts.split(","):
+        t0 = time.perf_counter()
+        try:
+            data[name] = PARTS[name](out) if name == "debug" else PARTS[name]()
+        except Exception as err:
+            data[name] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:800],
+                          "trace": traceback.format_exc()[-2000:]}
+        data[name]["wall_s"] = time.perf_counter() - t0
+        (out / "features_gpu.json").write_text(json.dumps(data, indent=1, sort_keys=True))
+        print(f"{name}: ok={data[name].get('ok')} ({data[name]['wall_s']:.1f} s)", flush=True)
+    print(json.dumps(data, indent=1, sort_keys=True)[-6000:])
+    return 0 if all(data[p].get("ok", all(v.get("ok") for v in data[p].values()
+                                          if isinstance(v, dict)))
+                    for p in args.parts.split(",")) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
