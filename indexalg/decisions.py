@@ -124,6 +124,7 @@ def intermediates(e: Expr) -> list[Expr]:
                 out[acc] = None
         elif type(node) is Mul and len(node.args) > 1:
             acc = mul(node.payload, node.args[0])
+            out[acc] = None
             for f in node.args[1:-1]:
                 acc = mul(acc, f)
                 out[acc] = None

@@ -27,11 +27,16 @@ optimiser.  :data:`STATS` counts which tier answered.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
-from indexalg.errors import ExprTypeError, IndexAlgError, InvalidOperationError
+from indexalg.errors import (
+    ExprTypeError,
+    IndexAlgError,
+    InvalidOperationError,
+    RewriteLimitError,
+)
 from indexalg.evaluate import evaluate
 from indexalg.expr import BoolConst, Expr, integer
 from indexalg.ranges import Bound, Ranges, RangesLike, as_ranges
@@ -318,7 +323,9 @@ def prove(
 
 def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
     if type(c) is BoolConst:
-        return _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal")
+        done = _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal")
+        if done is not None:
+            return done
     if "interval" in tiers or "congruence" in tiers:
         decide = _analysis_decide()
         if decide is not None:
@@ -330,9 +337,13 @@ def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
     if "simplify" in tiers:
         simplify = _simplifier()
         if simplify is not None:
-            s = simplify(c, r)
+            try:
+                s = simplify(c, r)
+            except RewriteLimitError:  # a runaway rewrite is the simplifier's problem: go on
+                s = c
             if type(s) is BoolConst:
-                done = _decided(c, r, bool(s.payload), "simplify", rlimit, "simplified to " + str(s))
+                why = f"simplified to {s}"
+                done = _decided(c, r, bool(s.payload), "simplify", rlimit, why)
                 if done is not None:
                     return done
     if "z3" in tiers:
@@ -378,7 +389,10 @@ def _range_constraints(enc: Any, syms: tuple[Expr, ...], r: Ranges) -> list[tupl
                 continue
             b = enc.term(bound)
             out.append((f"range of {s}", enc.defined(bound)))
-            out.append((f"{bound} <= {s}" if is_lo else f"{s} <= {bound}", b <= v if is_lo else v <= b))
+            if is_lo:
+                out.append((f"{bound} <= {s}", b <= v))
+            else:
+                out.append((f"{s} <= {bound}", v <= b))
     return [(c, t) for c, t in out if not _is_true(t)]
 
 
@@ -445,7 +459,9 @@ def _z3_prove(c: Expr, r: Ranges, rlimit: int) -> Proof:
     return Proof("unknown", c, r, rlimit=rlimit, reason=f"z3: {why or 'unknown'} (rlimit {rlimit})")
 
 
-def smtlib_query(claim: Expr | str, ranges: RangesLike = None, *, rlimit: int = DEFAULT_RLIMIT) -> str:
+def smtlib_query(
+    claim: Expr | str, ranges: RangesLike = None, *, rlimit: int = DEFAULT_RLIMIT
+) -> str:
     """The SMT-LIB 2 script of the Z3 tier's query for ``claim`` under ``ranges``."""
     c = _as_claim(claim)
     r = as_ranges(ranges)
@@ -462,7 +478,7 @@ def smtlib_query(claim: Expr | str, ranges: RangesLike = None, *, rlimit: int = 
     for comment, t in q.constraints:
         lines.append(f"; {comment}")
         lines.append(f"(assert {t.sexpr()})")
-    lines += ["(check-sat)", "(get-model)"]
+    lines += ["(check-sat)", "; after sat: (get-model) gives the counterexample"]
     return "\n".join(lines) + "\n"
 
 

@@ -384,7 +384,8 @@ class Z3Encoder:
             return self.true
         if t is Where:
             c, a, b = e.args
-            return self.conj([self.defined(c), z3.If(self.term(c), self.defined(a), self.defined(b))])
+            taken = z3.If(self.term(c), self.defined(a), self.defined(b))
+            return self.conj([self.defined(c), taken])
         if t is And or t is Or:
             # all()/any() in argument order: an argument decides (False for And, True for
             # Or) and the rest is never evaluated.
