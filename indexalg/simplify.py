@@ -121,6 +121,8 @@ class Simplifier:
         return out
 
     def _atom(self, e: Expr) -> Expr:
+        if type(e) is Wild:
+            raise ExprTypeError("simplify() takes expressions, not patterns with wildcards")
         if type(e) is Symbol:
             lo, hi = interval(e, self.ctx)
             if lo == hi:
@@ -289,8 +291,6 @@ def simplify(
         e = parse(e)
     if not isinstance(e, Expr):
         raise ExprTypeError(f"simplify() takes an expression, got {type(e).__name__}")
-    if any(type(n) is Wild for n in e.walk()):
-        raise ExprTypeError("simplify() takes expressions, not patterns with wildcards")
     ctx = context_for(ranges)
     record = stats or explain
     out, result = simplify_in(

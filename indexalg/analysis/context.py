@@ -95,7 +95,7 @@ class Context:
 
 
 _CONTEXTS: OrderedDict[Ranges, Context] = OrderedDict()
-_MAX_CONTEXTS = 256
+_MAX_CONTEXTS = 2048
 
 
 _BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()

@@ -100,6 +100,24 @@ def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:
     return None
 
 
+def _exact_quotient_by_range(a: Expr, q: int, ctx: Context) -> Expr | None:
+    """``a // q`` as a polynomial when the remainders cannot carry: with every coefficient
+    split as c = q*k + r (0 <= r < q), ``a // q == sum(k*t) + (sum(r*t) + r0) // q`` exactly,
+    and the last term is 0 when ``0 <= sum(r*t) + r0 < q`` (TVM's ``16*x // 5 -> 3*x`` for
+    ``0 <= x <= 4``)."""
+    terms, const = split_terms(a)
+    if not terms:
+        return None
+    whole = [(c // q, m) for c, m in terms]
+    if all(k == 0 for k, _ in whole):
+        return None
+    rest = _sum([(c % q, m) for c, m in terms], const % q)
+    lo, hi = interval(rest, ctx)
+    if lo >= 0 and hi < q:
+        return _sum(whole, const // q)
+    return None
+
+
 def floordiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
     a, q = e.args
     if type(q) is Integer and q.payload < 0:
@@ -113,6 +131,7 @@ def floordiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
         if g is not None:
             inner, gv = g
             return FloorDiv.make(inner, q.payload // gv)
+        return _exact_quotient_by_range(a, q.payload, ctx)
     return None
 
 
@@ -146,6 +165,10 @@ def modular_indexing_of_sum(e: Expr, ctx: Context) -> Expr | None:
         if g is not None:
             inner, gv = g
             return ModularIndexing.make(inner, d.payload // gv, m)
+    if type(d) is Integer and d.payload > 1:
+        linear = _exact_quotient_by_range(a, d.payload, ctx)
+        if linear is not None:
+            return ModularIndexing.make(linear, 1, m)
     if d is not _ONE:
         # (d*A + B) // d == A + B // d; worth it only when B // d vanishes (0 <= B < d)
         split = _pull_multiples(a, d)

@@ -1,0 +1,188 @@
+"""``indexalg fuzz --examples N --seed S [--jobs J] [--rules MODULE] [--property NAME]``.
+
+Runs a property-based fuzz campaign (:mod:`indexalg.testing.fuzz`): Hypothesis generates
+Inductor-style expressions, ranges and points, checks them against the reference evaluator
+and shrinks every failure to a minimal case, printed as a command that reproduces it.
+Exit status ``EXIT_OK`` when nothing failed, ``EXIT_FAILED`` when something did,
+``EXIT_BAD_INPUT`` for bad options (an unknown property, a rules module that does not load).
+``--json`` prints one object: ``examples``, ``seconds``, ``examples_per_second``,
+``failures`` (each with its command), ``properties``, ``seed``, ``jobs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+from indexalg.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    CommandError,
+    add_json_option,
+    print_json,
+)
+
+if TYPE_CHECKING:
+    from indexalg.testing.oracles import Case
+
+NAME = "fuzz"
+HELP = "fuzz the simplifier (or your own rules) with Hypothesis; print minimal failing cases"
+DESCRIPTION = (
+    "Run a property-based fuzz campaign: generated expressions, ranges and points are checked\n"
+    "against the reference evaluator; failures are shrunk to minimal cases and printed as\n"
+    "commands that reproduce them.  The same seed gives the same campaign for any --jobs."
+)
+EPILOG = """properties:
+  simplify    values kept at in-range points, idempotent, same node when no rule fired
+  bounds      every value within bounds(e, ranges)
+  congruence  every value satisfies congruence(e, ranges)
+  prove       proved claims hold; disproved ones come with a true counterexample
+  combined    simplify, bounds and congruence on the same examples (cheapest for all three)
+  text        parse(str(e)) is e
+  all         every property above (combined excluded: it repeats the first three)
+
+examples:
+  indexalg fuzz --examples 2000 --seed 0
+  indexalg fuzz --examples 1000000 --seed 1 --jobs 2 --property all
+  indexalg fuzz --examples 50000 --rules myproject.index_rules   # a module exposing RULES"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--examples", type=int, default=10_000, metavar="N", help="examples to run (default 10000)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="campaign seed (default 0)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)"
+    )
+    parser.add_argument(
+        "--rules",
+        metavar="MODULE",
+        default=None,
+        help="simplify with RULES from this module (import name or path to a .py file)",
+    )
+    parser.add_argument(
+        "--property",
+        dest="properties",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="property to check (repeatable; default: simplify; 'all' for every one)",
+    )
+    parser.add_argument(
+        "--chunk",
+        type=int,
+        default=None,
+        metavar="N",
+        help="examples per Hypothesis run (default 2000): each run has its own derived seed",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_json_option(parser)
+
+
+def _properties(names: list[str]) -> list[str]:
+    from indexalg.testing.fuzz import DEFAULT_PROPERTIES, PROPERTIES, available
+
+    if not names:
+        return list(DEFAULT_PROPERTIES)
+    chosen: list[str] = []
+    for name in names:
+        if name == "all":
+            picks = [p for p in PROPERTIES if p != "combined" and available(p)]
+        elif name in PROPERTIES:
+            if not available(name):
+                raise CommandError(f"--property {name}: the library has no {name} yet")
+            picks = [name]
+        else:
+            raise CommandError(
+                f"--property {name}: unknown property; choose from {', '.join(PROPERTIES)}, all"
+            )
+        chosen.extend(p for p in picks if p not in chosen)
+    return chosen
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        raise CommandError("indexalg fuzz needs hypothesis: pip install hypothesis") from None
+    from indexalg.testing.fuzz import DEFAULT_CHUNK, run_campaign
+
+    if args.examples < 1:
+        raise CommandError(f"--examples {args.examples}: must be at least 1")
+    if args.jobs < 1:
+        raise CommandError(f"--jobs {args.jobs}: must be at least 1")
+    chunk = DEFAULT_CHUNK if args.chunk is None else args.chunk
+    if chunk < 1:
+        raise CommandError(f"--chunk {chunk}: must be at least 1")
+    props = _properties(args.properties)
+    if not args.quiet and not args.json:
+        sys.stderr.write(
+            f"indexalg fuzz: {args.examples} examples of {', '.join(props)}, seed {args.seed}, "
+            f"{args.jobs} job{'s' if args.jobs != 1 else ''}\n"
+        )
+    last = [0.0]
+
+    def progress(done: int, total: int, failures: int, seconds: float) -> None:
+        if args.quiet or args.json or seconds - last[0] < 10.0:
+            return
+        last[0] = seconds
+        rate = done / seconds if seconds > 0 else 0.0
+        sys.stderr.write(
+            f"  {done}/{total} examples, {failures} failure{'s' if failures != 1 else ''}, "
+            f"{rate:.0f} examples/s\n"
+        )
+
+    def found(case: Case) -> None:
+        if not args.quiet and not args.json:
+            sys.stderr.write(f"  found: {case.describe()}\n")
+
+    # ``kill PID`` (SIGTERM) ends a campaign like Ctrl-C: with the partial result.  A shell
+    # starts background jobs with SIGINT ignored, so SIGTERM is the way to stop one.
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        result = run_campaign(
+            examples=args.examples,
+            seed=args.seed,
+            jobs=args.jobs,
+            properties=props,
+            rules=args.rules,
+            chunk=chunk,
+            progress=progress,
+            on_failure=found,
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if args.json:
+        print_json(
+            {
+                "examples": result.examples,
+                "seconds": round(result.seconds, 3),
+                "examples_per_second": round(result.examples_per_second, 1),
+                "failures": [f.as_json() for f in result.failures],
+                "properties": props,
+                "seed": args.seed,
+                "jobs": args.jobs,
+                "interrupted": result.interrupted,
+            }
+        )
+    else:
+        n = len(result.failures)
+        verdict = "no failures" if n == 0 else f"{n} failure{'s' if n != 1 else ''}"
+        stopped = " (interrupted)" if result.interrupted else ""
+        print(
+            f"ran {result.examples} examples in {result.seconds:.1f} s "
+            f"({result.examples_per_second:.0f} examples/s){stopped}: {verdict}"
+        )
+        for i, case in enumerate(result.failures, 1):
+            print(f"\nfailure {i}: {case.describe()}")
+    return EXIT_FAILED if result.failures else EXIT_OK
