@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 CORE := $(VENV)/.core-installed
 DEV := $(VENV)/.dev-installed
 
-.PHONY: demo test lint typecheck unit
+.PHONY: demo test lint typecheck unit docs
 
 $(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ demo: $(CORE)
 	$(VENV)/bin/indexalg demo
 
 lint: $(DEV)
-	$(PY) -m ruff check indexalg indexalg_triton tests property_tests bench
+	$(PY) -m ruff check indexalg indexalg_triton tests property_tests bench docs scripts
 
 typecheck: $(DEV)
 	$(PY) -m mypy
@@ -33,3 +33,6 @@ unit: $(DEV)
 	$(PY) -m pytest -m "not slow"
 
 test: lint typecheck unit
+
+docs: $(DEV)
+	$(VENV)/bin/mkdocs build --strict

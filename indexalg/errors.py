@@ -13,6 +13,7 @@ __all__ = [
     "RangeError",
     "RewriteLimitError",
     "InteropError",
+    "RuleError",
 ]
 
 
@@ -64,3 +65,7 @@ class RewriteLimitError(IndexAlgError, RuntimeError):
 
 class InteropError(IndexAlgError, ValueError):
     """An object from another library (sympy, torch, z3) that indexalg cannot represent."""
+
+
+class RuleError(IndexAlgError, ValueError):
+    """A malformed rewrite rule (a pattern variable only on the right, a non-claim condition)."""

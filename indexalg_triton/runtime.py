@@ -72,7 +72,7 @@ def device() -> str:
 def cache_dir() -> Path:
     """Where generated kernel files are written."""
     env = os.environ.get("INDEXALG_TRITON_CACHE")
-    path = Path(env) if env else Path(tempfile.gettempdir()) / "indexalg_triton"
+    path = Path(env) if env else Path(tempfile.gettempdir()) / "indexalg_triton_cache"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

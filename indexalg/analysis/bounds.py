@@ -42,10 +42,7 @@ def _prefer(num: Expr | None, sym: Expr | None, ctx: Context, *, upper: bool) ->
 def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
     b = sym_bound(e, ctx, upper=upper, elim=ctx.eliminable)
     if b is None or b is e:
-        # e itself is a (trivial) bound only when it mentions no ranged symbol
-        if b is e and not any(s in ctx.ranges for s in e.free_symbols):
-            return e
-        return None
+        return None  # e bounding itself says nothing: that side is unbounded
     if type(b) is Integer:
         return b
     # a bound that still mentions unranged or size symbols is useful as is

@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Iterator
 
+from indexalg.errors import RuleError
 from indexalg.expr import (
     And,
     Eq,
@@ -126,14 +127,14 @@ class Rule:
         self.rhs: Expr = as_expr(rhs)
         self.when: Expr = when
         if not isinstance(when, Expr) or not when.is_bool:
-            raise ValueError(f"rule {name}: `when` must be a claim, got {when}")
+            raise RuleError(f"rule {name}: `when` must be a claim, got {when}")
         if self.lhs.is_bool != self.rhs.is_bool:
-            raise ValueError(f"rule {name}: lhs and rhs must be of the same kind")
+            raise RuleError(f"rule {name}: lhs and rhs must be of the same kind")
         lhs_vars = set(pattern_vars(self.lhs))
         extra = [str(v) for v in pattern_vars(self.rhs) if v not in lhs_vars]
         extra += [str(v) for v in pattern_vars(when) if v not in lhs_vars]
         if extra:
-            raise ValueError(
+            raise RuleError(
                 f"rule {name}: pattern variables {', '.join(sorted(set(extra)))} "
                 "appear in rhs/when but not in lhs"
             )
@@ -166,7 +167,7 @@ class RuleSet:
         seen: set[str] = set()
         for r in self.rules:
             if r.name in seen:
-                raise ValueError(f"rule set {name}: duplicate rule name {r.name!r}")
+                raise RuleError(f"rule set {name}: duplicate rule name {r.name!r}")
             seen.add(r.name)
 
     def __add__(self, other: RuleSet) -> RuleSet:
