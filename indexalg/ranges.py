@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Union
 
 from indexalg.errors import IndexAlgError, RangeError
-from indexalg.expr import Expr, Integer, Symbol, add, as_expr, integer
+from indexalg.expr import Expr, Integer, Symbol, _symbol, add, as_expr, integer
 
 __all__ = ["Ranges", "RangeSpec", "RangesLike", "as_ranges", "parse_range_arg"]
 
@@ -83,17 +83,26 @@ def _spec_bound(b: Bound) -> int | str | None:
     return str(b)
 
 
+_PARSED_BOUNDS: dict[str, Expr] = {}
+
+
 def _bound_expr(v: object, what: str) -> Bound:
     if v is None:
         return None
     if isinstance(v, str):
+        hit = _PARSED_BOUNDS.get(v)
+        if hit is not None:
+            return hit
         from indexalg.errors import ParseError
         from indexalg.parse import parse
 
         try:
-            return _checked_int_expr(parse(v), what)
+            e = _checked_int_expr(parse(v), what)
         except ParseError as err:
             raise RangeError(f"{what}: {err.one_line()} in {v!r}") from None
+        if len(_PARSED_BOUNDS) < 4096:
+            _PARSED_BOUNDS[v] = e
+        return e
     try:
         return _checked_int_expr(as_expr(v), what)
     except IndexAlgError as err:
@@ -112,16 +121,10 @@ def _symbol_key(k: object) -> Expr:
             raise RangeError(f"ranges are given for symbols, got {k}")
         return k
     if isinstance(k, str):
-        from indexalg.expr import Symbol as _Sym
-        from indexalg.expr import symbols
-
-        if k.isidentifier():
-            return _Sym(k)
         try:
-            (s,) = symbols(k)
-        except (ValueError, IndexAlgError):
+            return _symbol(k)
+        except IndexAlgError:
             raise RangeError(f"not a symbol name: {k!r}") from None
-        return s
     raise RangeError(f"ranges are keyed by symbol names, got {k!r}")
 
 

@@ -32,7 +32,7 @@ class Context:
         "size_symbols",
         "dependent",
         "eliminable",
-        "bounded",
+        "_bounded",
         "_sym_num",
         "_busy",
     )
@@ -63,11 +63,17 @@ class Context:
         )
         self._sym_num: dict[Expr, tuple[Num, Num]] = {}
         self._busy: set[Expr] = set()
-        #: dependent symbols plus those with finite ranges on both sides (not sizes)
-        self.bounded: frozenset[Expr] = self.dependent
-        self.bounded = self.dependent | frozenset(
-            s for s in self.eliminable if INF not in map(abs, self.symbol_interval(s))
-        )
+        self._bounded: frozenset[Expr] | None = None
+
+    @property
+    def bounded(self) -> frozenset[Expr]:
+        """Dependent symbols plus those with finite ranges on both sides (not sizes)."""
+        if self._bounded is None:
+            self._bounded = self.dependent  # while computing: no recursion through here
+            self._bounded = self.dependent | frozenset(
+                s for s in self.eliminable if INF not in map(abs, self.symbol_interval(s))
+            )
+        return self._bounded
 
     def symbol_interval(self, sym: Expr) -> tuple[Num, Num]:
         """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""
@@ -101,25 +107,24 @@ _MAX_CONTEXTS = 2048
 _BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
 
 
-def _plain_spec(v: object) -> bool:
-    """A spec whose equality is identity of meaning (1 == True == 1.0 must not collide)."""
-    t = type(v)
-    if t is int or t is str or v is None or isinstance(v, Expr):
-        return True
-    if t is tuple:
-        return all(_plain_spec(x) for x in v)  # type: ignore[attr-defined]
-    return False
+def _spec_key(ranges: dict[object, object]) -> tuple[object, ...]:
+    """A memo key for a literal ranges dict; the value types are part of it, so that
+    ``{"x": True}`` and ``{"x": 1.0}`` never share ``{"x": 1}``'s entry.  Raises TypeError
+    for unhashable specs."""
+    return tuple(
+        (k, v, tuple(map(type, v)) if type(v) is tuple else type(v)) for k, v in ranges.items()
+    )
 
 
 def _normalised(ranges: RangesLike) -> Ranges:
-    """``as_ranges`` memoised on the literal spec (a dict of hashable specs)."""
+    """``as_ranges`` memoised on the literal spec."""
     if isinstance(ranges, Ranges) or ranges is None or type(ranges) is not dict:
         return as_ranges(ranges)
-    items = tuple(ranges.items())
-    if not all(_plain_spec(v) for _, v in items):
-        return as_ranges(ranges)  # not cached: only exact ints, strings, Exprs, None
-    key = items
-    hit = _BY_SPEC.get(key)
+    try:
+        key = _spec_key(ranges)
+        hit = _BY_SPEC.get(key)
+    except TypeError:  # unhashable spec values: not memoised
+        return as_ranges(ranges)
     if hit is not None:
         return hit
     r = as_ranges(ranges)
