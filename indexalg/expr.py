@@ -66,6 +66,7 @@ __all__ = [
 ]
 
 ExprLike = Union["Expr", int]
+_NO_SYMBOLS: frozenset[Any] = frozenset()
 SortKey = tuple[Any, ...]
 
 _TABLE: weakref.WeakValueDictionary[tuple[Any, ...], Expr] = weakref.WeakValueDictionary()
@@ -78,7 +79,7 @@ class Expr:
     integer value, a symbol name, a coefficient or constant).  Both are fixed at construction.
     """
 
-    __slots__ = ("args", "payload", "key", "_facts", "__weakref__")
+    __slots__ = ("args", "payload", "key", "_facts", "_syms", "__weakref__")
 
     #: True for claims (comparisons, And/Or/Not, True/False); False for integer-valued nodes.
     is_bool: ClassVar[bool] = False
@@ -89,6 +90,7 @@ class Expr:
     payload: Any
     key: SortKey
     _facts: Any
+    _syms: frozenset[Expr] | None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Expr:
         raise TypeError(f"{cls.__name__} is abstract; build nodes with their constructors")
@@ -139,6 +141,20 @@ class Expr:
             seen.add(id(node))
             yield node
             stack.extend(reversed(node.args))
+
+    @property
+    def symbol_set(self) -> frozenset[Expr]:
+        """The symbols in the expression (cached on the node)."""
+        syms = self._syms
+        if syms is None:
+            if type(self) is Symbol:
+                syms = frozenset((self,))
+            elif not self.args:
+                syms = _NO_SYMBOLS
+            else:
+                syms = frozenset().union(*(a.symbol_set for a in self.args))
+            self._syms = syms
+        return syms
 
     @property
     def free_symbols(self) -> tuple[Symbol, ...]:
@@ -263,6 +279,7 @@ def _intern(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
     node.payload = payload
     node.key = (cls.rank, 0 if payload is None else payload, tuple([a.key for a in args]))
     node._facts = None
+    node._syms = None
     _DATA[k] = _KeyedRef(node, _REMOVE, k)
     return node
 

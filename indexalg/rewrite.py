@@ -173,8 +173,7 @@ def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:
         return True
     if type(a) is Integer or type(b) is Integer:
         return False
-    sa = {n for n in a.walk() if not n.args and type(n) is not Integer}
-    return any(not n.args and n in sa for n in b.walk())
+    return not a.symbol_set.isdisjoint(b.symbol_set)
 
 
 class RuleIndex:

@@ -11,6 +11,7 @@ A step limit turns a runaway rule set into :class:`~indexalg.errors.RewriteLimit
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, overload
 
@@ -20,10 +21,9 @@ from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitEr
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.procedures import PROCEDURES, Procedure
 from indexalg.ranges import RangesLike
-from indexalg.rewrite import RuleIndex, condition_holds, instantiate, match_all
+from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantiate, match, match_all
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
 
     from indexalg.rules.base import Rule, RuleSet
 
@@ -164,7 +164,15 @@ class Simplifier:
         for rule in self.index.by_class.get(cls, ()):
             if record:
                 self._tried(rule.name)
-            for b in match_all(rule.lhs, node):
+            lhs = rule.lhs
+            if type(lhs) in _COMMUTATIVE:
+                bindings: Iterable[dict[Expr, Expr]] = match_all(lhs, node)
+            else:
+                b0: dict[Expr, Expr] = {}
+                if not match(lhs, node, b0):
+                    continue
+                bindings = (b0,)
+            for b in bindings:
                 if rule.when.args and not condition_holds(rule.when, b, self.ctx):
                     continue
                 try:
@@ -187,11 +195,14 @@ class Simplifier:
         return None
 
 
+_DEFAULT_PROCS: list[dict[type[Expr], tuple[Procedure, ...]]] = []
 _PROCS_BY_CLASS: dict[tuple[Procedure, ...], dict[type[Expr], tuple[Procedure, ...]]] = {}
 
 
 def _by_class(procedures: tuple[Procedure, ...]) -> dict[type[Expr], tuple[Procedure, ...]]:
     """Procedures grouped by the node classes they apply to (memoised per tuple)."""
+    if procedures is PROCEDURES and _DEFAULT_PROCS:
+        return _DEFAULT_PROCS[0]
     hit = _PROCS_BY_CLASS.get(procedures)
     if hit is not None:
         return hit
@@ -200,6 +211,8 @@ def _by_class(procedures: tuple[Procedure, ...]) -> dict[type[Expr], tuple[Proce
         for cls in p.applies_to:
             by_class.setdefault(cls, []).append(p)
     out = {k: tuple(v) for k, v in by_class.items()}
+    if procedures is PROCEDURES:
+        _DEFAULT_PROCS.append(out)
     if len(_PROCS_BY_CLASS) < 64:
         _PROCS_BY_CLASS[procedures] = out
     return out

@@ -24,7 +24,6 @@ from indexalg.expr import (
     Ne,
     Not,
     Or,
-    Symbol,
     add,
     mul,
 )
@@ -119,8 +118,7 @@ def _symbolic_passes(d: Expr, ctx: Context) -> list[frozenset[Expr]]:
     if mentions_dependent(d, ctx):
         passes.append(ctx.dependent)
     if ctx.bounded and ctx.bounded != ctx.dependent and mentions_dependent(d, ctx, ctx.bounded):
-        syms = [n for n in d.walk() if type(n) is Symbol]
-        if any(s not in ctx.bounded for s in syms):
+        if not d.symbol_set <= ctx.bounded:
             passes.append(ctx.bounded)
     return passes
 

@@ -40,7 +40,7 @@ def mentions_dependent(e: Expr, ctx: Context, elim: frozenset[Expr] | None = Non
     syms = ctx.dependent if elim is None else elim
     if not syms:
         return False
-    return any(n in syms for n in e.walk() if type(n) is Symbol)
+    return not syms.isdisjoint(e.symbol_set)
 
 
 def _pick(a: Expr | None, b: Expr | None, ctx: Context, upper: bool) -> Expr | None:
