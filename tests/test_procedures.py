@@ -42,6 +42,7 @@ CASES = [
     Case("join_split_dims", "3*ModularIndexing(x, 2, s0) + 3*s0*(x // (2*s0))", {"s0": (1, None)}, "3*(x // 2)"),
     Case("join_split_dims", "x // 4 - 8*(x // 32)", {}, "ModularIndexing(x, 4, 8)"),
     Case("join_split_dims", "5*y - 35*(y // 7)", {}, "5*ModularIndexing(y, 1, 7)"),
+    Case("join_split_dims", "3*(x // 2) + 3*ModularIndexing(x, 1, 2) + y", {}, "3*((x + 1) // 2) + y"),
     Case("where_select", "Where(x < 0, x + 8, x)", {"x": 8}, "x"),
     Case("drop_dominated", "Min(x, x + 1, y + 3)", {"y": 4}, "Min(x, y + 3)"),
     Case("decide_claim", "x < 2*s0", {"x": "s0", "s0": (1, None)}, "True"),

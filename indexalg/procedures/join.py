@@ -6,6 +6,7 @@ With s a scale (any expression), d >= 1 and m1, m2 >= 1 (literal or symbolic), f
 * ``s*MI(x, d, m1) + s*m1*(x // (d*m1))    ==  s*(x // d)``
 * ``s*(x // d) - s*m*(x // (d*m))          ==  s*MI(x, d, m)``
 * ``s*x - s*c*(x // c)                     ==  s*MI(x, 1, c)``   (c > 0)
+* ``s*(x // 2) + s*MI(x, 1, 2)              ==  s*((x + 1) // 2)``  (x//2 + x%2 = ceil(x/2))
 
 (MI is ModularIndexing; each is the digit identity x//d == (x//d mod m) + m*(x//(d*m)).)
 So ``ModularIndexing(x,1,32) + 32*ModularIndexing(x,32,4)`` is ``ModularIndexing(x,1,128)``
@@ -46,6 +47,10 @@ def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], None))
                 break
     return out
+
+
+_ONE = Integer(1)
+_TWO = Integer(2)
 
 
 def _positive(q: Expr, ctx: Context) -> bool:
@@ -92,6 +97,14 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
             else:
                 joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
             return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
+    # s*(x // 2) + s*MI(x, 1, 2) == s*((x + 1) // 2): the two halves of an interleave
+    for lo in digits:
+        if lo.m is not _TWO or lo.d is not _ONE:
+            continue
+        for hi in digits:
+            if hi.m is None and hi.d is _TWO and hi.base is lo.base and hi.scale is lo.scale:
+                joined = FloorDiv.make(add(lo.base, 1), 2)
+                return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
     # s*(x // d) - s*m*(x // (d*m)) == s*MI(x, d, m); s*x - s*c*(x // c) == s*MI(x, 1, c)
     plain = _plain_terms(terms)
     for hi in digits:
