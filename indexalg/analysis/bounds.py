@@ -7,7 +7,7 @@ from indexalg.analysis.context import INF, NEG_INF, Context, context_for
 from indexalg.analysis.interval import interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import ExprTypeError
-from indexalg.expr import Expr, Integer, integer
+from indexalg.expr import CeilDiv, CleanDiv, Expr, FloorDiv, Integer, Mod, ModularIndexing, integer
 from indexalg.ranges import RangesLike
 
 __all__ = ["bounds", "bounds_in"]
@@ -43,10 +43,30 @@ def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
     b = sym_bound(e, ctx, upper=upper, elim=ctx.eliminable)
     if b is None or b is e:
         return None  # e bounding itself says nothing: that side is unbounded
+    if not _defined_everywhere(b):
+        # a bound must have a value wherever e has one; a symbolic divisor may be 0 at a
+        # point where e (through a Where) never divides by it
+        return None
     if type(b) is Integer:
         return b
     # a bound that still mentions unranged or size symbols is useful as is
     return b
+
+
+_DIVIDING = (FloorDiv, Mod, CeilDiv, CleanDiv)
+
+
+def _defined_everywhere(b: Expr) -> bool:
+    """Every division in ``b`` is by a non-zero literal (ModularIndexing: literal d, m)."""
+    for n in b.walk():
+        t = type(n)
+        if t in _DIVIDING:
+            if type(n.args[1]) is not Integer:
+                return False
+        elif t is ModularIndexing:
+            if type(n.args[1]) is not Integer or type(n.args[2]) is not Integer:
+                return False
+    return True
 
 
 def bounds(e: Expr, ranges: RangesLike = None) -> tuple[Expr | None, Expr | None]:

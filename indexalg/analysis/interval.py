@@ -43,11 +43,15 @@ _BOOL: Interval = (0, 1)
 
 def interval(e: Expr, ctx: Context) -> Interval:
     """Numeric bounds of ``e`` under ``ctx`` (claims: within [0, 1])."""
-    hit = ctx.num_cache.get(e)
+    cache = ctx.num_cache
+    hit = cache.get(e)
     if hit is not None:
         return hit
+    # A re-entrant query on the same node (a Where whose condition's bounds need the Where
+    # itself) sees the trivial interval: sound, and it ends the recursion.
+    cache[e] = _FULL
     r = INTERVAL_TABLE[type(e)](e, ctx)
-    ctx.num_cache[e] = r
+    cache[e] = r
     return r
 
 
