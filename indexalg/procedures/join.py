@@ -34,18 +34,22 @@ class _Digit(NamedTuple):
 
 
 def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
+    """Every way of reading a term as scale * digit: a term such as
+    ``6*(s53 // 2)*(y // 6)`` offers both floor divisions, since either may be the digit
+    and the other part of the scale."""
     out: list[_Digit] = []
     for i, t in enumerate(terms):
         coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
         for j, f in enumerate(factors):
             tf = type(f)
+            if j and f is factors[j - 1]:
+                continue  # a repeated factor offers the same reading
             if tf is ModularIndexing or (tf is FloorDiv and _positive(f.args[1], ctx)):
                 scale = mul(coeff, *factors[:j], *factors[j + 1 :])
                 if tf is ModularIndexing:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], f.args[2]))
                 else:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], None))
-                break
     return out
 
 
