@@ -54,7 +54,6 @@ from indexalg.expr import (
     Symbol,
     Where,
     Wild,
-    add,
 )
 from indexalg.printing.common import (
     AND,
@@ -68,9 +67,11 @@ from indexalg.printing.common import (
     NonNeg,
     Printed,
     int64_literal,
+    native_division,
     print_add,
     print_compare,
     print_mul,
+    truncating_division,
     wild_handler,
 )
 
@@ -175,30 +176,7 @@ def _symbol(e: Expr, p: CodePrinter) -> Printed:
     return name, ATOM
 
 
-def _native(op: str, a: Expr, b: Expr, p: CodePrinter) -> Printed:
-    return f"{p.wrap(a, PROD)} {op} {p.wrap(b, UNARY)}", PROD
-
-
-def _floordiv(e: Expr, p: CodePrinter) -> Printed:
-    a, b = e.args
-    if p.native_division_ok(a, b):
-        return _native("/", a, b, p)
-    return p.call("ia_floordiv", a, b)
-
-
-def _mod(e: Expr, p: CodePrinter) -> Printed:
-    a, b = e.args
-    if p.native_division_ok(a, b):
-        return _native("%", a, b, p)
-    return p.call("ia_mod", a, b)
-
-
-def _ceildiv(e: Expr, p: CodePrinter) -> Printed:
-    a, b = e.args
-    if type(b) is Integer and b.payload >= 1 and p.nonneg(a):
-        # ⌈a/c⌉ = ⌊(a + c − 1)/c⌋, and a + c − 1 >= 0 truncates as it floors.
-        return _native("/", add(a, b.payload - 1), b, p)
-    return p.call("ia_ceildiv", a, b)
+_floordiv, _mod, _ceildiv = truncating_division("/")
 
 
 def _modular_indexing(e: Expr, p: CodePrinter) -> Printed:
@@ -208,7 +186,7 @@ def _modular_indexing(e: Expr, p: CodePrinter) -> Printed:
         # d >= 1 and m >= 1 wherever ModularIndexing is defined, so a // d >= 0 and both
         # truncating operations are the floor ones.
         if unit:
-            return _native("%", a, m, p)
+            return native_division("%", a, m, p)
         return f"{p.wrap(a, PROD)} / {p.wrap(d, UNARY)} % {p.wrap(m, UNARY)}", PROD
     quotient = p.text(a) if unit else p.call("ia_floordiv", a, d)[0]
     return f"ia_mod({quotient}, {p.text(m)})", ATOM

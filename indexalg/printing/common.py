@@ -274,3 +274,38 @@ def wild_handler(target: str) -> Handler:
         )
 
     return handler
+
+
+
+def native_division(op: str, a: Expr, b: Expr, p: CodePrinter) -> Printed:
+    """``a op b`` with the target's native (truncating) operator."""
+    return f"{p.wrap(a, PROD)} {op} {p.wrap(b, UNARY)}", PROD
+
+
+def truncating_division(div: str) -> tuple[Handler, Handler, Handler]:
+    """FloorDiv, Mod and CeilDiv handlers for a target whose integer division operator
+    ``div`` (C's ``/``, Triton's ``//``) and ``%`` truncate toward zero.  The native
+    operators are used only where they agree with floor semantics (a known non-negative
+    dividend, a known-positive divisor); elsewhere the ``ia_floordiv`` / ``ia_mod`` /
+    ``ia_ceildiv`` helpers that the target's preamble defines."""
+
+    def floordiv(e: Expr, p: CodePrinter) -> Printed:
+        a, b = e.args
+        if p.native_division_ok(a, b):
+            return native_division(div, a, b, p)
+        return p.call("ia_floordiv", a, b)
+
+    def mod(e: Expr, p: CodePrinter) -> Printed:
+        a, b = e.args
+        if p.native_division_ok(a, b):
+            return native_division("%", a, b, p)
+        return p.call("ia_mod", a, b)
+
+    def ceildiv(e: Expr, p: CodePrinter) -> Printed:
+        a, b = e.args
+        if type(b) is Integer and b.payload >= 1 and p.nonneg(a):
+            # ⌈a/c⌉ = ⌊(a + c − 1)/c⌋, and a + c − 1 >= 0 truncates as it floors.
+            return native_division(div, add(a, b.payload - 1), b, p)
+        return p.call("ia_ceildiv", a, b)
+
+    return floordiv, mod, ceildiv

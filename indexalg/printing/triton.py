@@ -58,7 +58,6 @@ from indexalg.expr import (
     Symbol,
     Where,
     Wild,
-    add,
 )
 from indexalg.printing.common import (
     ATOM,
@@ -71,9 +70,11 @@ from indexalg.printing.common import (
     NonNeg,
     Printed,
     int64_literal,
+    native_division,
     print_add,
     print_compare,
     print_mul,
+    truncating_division,
     wild_handler,
 )
 
@@ -140,30 +141,7 @@ def _symbol(e: Expr, p: CodePrinter) -> Printed:
     return name, ATOM
 
 
-def _native(op: str, a: Expr, b: Expr, p: CodePrinter) -> Printed:
-    return f"{p.wrap(a, PROD)} {op} {p.wrap(b, UNARY)}", PROD
-
-
-def _floordiv(e: Expr, p: CodePrinter) -> Printed:
-    a, b = e.args
-    if p.native_division_ok(a, b):
-        return _native("//", a, b, p)
-    return p.call("ia_floordiv", a, b)
-
-
-def _mod(e: Expr, p: CodePrinter) -> Printed:
-    a, b = e.args
-    if p.native_division_ok(a, b):
-        return _native("%", a, b, p)
-    return p.call("ia_mod", a, b)
-
-
-def _ceildiv(e: Expr, p: CodePrinter) -> Printed:
-    a, b = e.args
-    if type(b) is Integer and b.payload >= 1 and p.nonneg(a):
-        # ⌈a/c⌉ = ⌊(a + c − 1)/c⌋, and a + c − 1 >= 0 truncates as it floors.
-        return _native("//", add(a, b.payload - 1), b, p)
-    return p.call("ia_ceildiv", a, b)
+_floordiv, _mod, _ceildiv = truncating_division("//")
 
 
 def _modular_indexing(e: Expr, p: CodePrinter) -> Printed:
@@ -176,7 +154,7 @@ def _modular_indexing(e: Expr, p: CodePrinter) -> Printed:
     if type(d) is Integer and d.payload == 1:
         quotient, quotient_nonneg = p.print(a), p.nonneg(a)
     elif p.native_division_ok(a, d):
-        quotient, quotient_nonneg = _native("//", a, d, p), True
+        quotient, quotient_nonneg = native_division("//", a, d, p), True
     else:
         quotient, quotient_nonneg = p.call("ia_floordiv", a, d), False
     if p.positive(m):
