@@ -62,7 +62,6 @@ __all__ = [
     "as_expr",
     "symbols",
     "integer",
-    "sympify_int",
 ]
 
 ExprLike = Union["Expr", int]
@@ -297,11 +296,6 @@ def as_expr(value: object) -> Expr:
     if hasattr(value, "__index__") and not isinstance(value, float):
         return integer(value.__index__())  # type: ignore[attr-defined]
     raise ExprTypeError(f"expected an integer expression, got {type(value).__name__} {value!r}")
-
-
-def sympify_int(value: ExprLike) -> Expr:
-    """Alias of :func:`as_expr` for readers coming from sympy."""
-    return as_expr(value)
 
 
 def _int_operand(value: object, what: str) -> Expr:

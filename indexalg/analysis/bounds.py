@@ -47,10 +47,7 @@ def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
         # a bound must have a value wherever e has one; a symbolic divisor may be 0 at a
         # point where e (through a Where) never divides by it
         return None
-    if type(b) is Integer:
-        return b
-    # a bound that still mentions unranged or size symbols is useful as is
-    return b
+    return b  # an Integer, or an expression over size (and unranged) symbols
 
 
 _DIVIDING = (FloorDiv, Mod, CeilDiv, CleanDiv)
