@@ -45,6 +45,7 @@ from indexalg.expr import (
     integer,
     mul,
 )
+from indexalg.procedures.polydiv import divide_exact
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
 __all__ = ["IterDim", "IterMap", "decompose", "variable_sizes"]
@@ -311,15 +312,6 @@ def _times(a: Expr, b: Expr) -> Expr:
     return mul(a, b)
 
 
-def _quotient(a: Expr, b: Expr) -> Expr | None:
-    """``a / b`` when b divides a exactly (numerically or as polynomials)."""
-    if type(a) is Integer and type(b) is Integer:
-        return integer(a.payload // b.payload) if a.payload % b.payload == 0 else None
-    from indexalg.procedures.polydiv import divide_exact
-
-    return divide_exact(a, b)
-
-
 def _tile(
     v: Expr, n: Expr, found: Mapping[tuple[Expr, Expr | None], Expr]
 ) -> list[IterDim] | str:
@@ -358,7 +350,7 @@ def _tile(
                 if remaining:
                     other = _describe(v, next(iter(remaining)))
                     return f"{other} overlaps {v} // {d}"
-                ext = _quotient(n, d)
+                ext = divide_exact(n, d)
                 if ext is None:
                     return f"the size of {v} ({n}) is not a multiple of {d}: {v} // {d} is ragged"
                 inner_first.append(IterDim(v, d, ext, stride, True))
@@ -371,7 +363,7 @@ def _tile(
             return gap
         inner_first.append(IterDim(v, cur, gap, _ZERO, False))
         cur = _times(cur, gap)
-    ext = _quotient(n, cur)
+    ext = divide_exact(n, cur)
     if ext is None:
         return f"the size of {v} ({n}) is not a multiple of {cur}, the span of its digits"
     inner_first.append(IterDim(v, cur, ext, _ZERO, True))
@@ -382,7 +374,7 @@ def _next_gap(v: Expr, cur: Expr, remaining: Mapping[tuple[Expr, Expr | None], E
     """The extent of the unread digit between ``cur`` and the next divisor read."""
     best: Expr | None = None
     for d, _ in remaining:
-        q = _quotient(d, cur)
+        q = divide_exact(d, cur)
         if q is None or (type(q) is Integer and q.payload < 1):
             return f"{_describe(v, (d, _))} does not start at a multiple of {cur}: digits overlap"
         if best is None or (_numeric(q, best) and q.payload < best.payload):

@@ -29,52 +29,22 @@ from indexalg.expr import (
 )
 from indexalg.ranges import RangesLike
 
-__all__ = ["decide", "decide_in", "sign_of", "exact_divides"]
+__all__ = ["decide", "decide_in", "exact_divides"]
 
 
 def exact_divides(d: Expr, e: Expr) -> bool:
-    """True when ``d`` divides ``e`` as polynomials (every term of e a multiple of d, a
-    non-zero monomial).  Syntactic and sound; False means "not shown"."""
+    """True when ``d`` divides ``e``: for a literal d, by the congruence of e; otherwise as
+    polynomials (every term of e a multiple of the monomial d).  Sound; False means "not
+    shown"."""
     if type(d) is Integer:
         q: int = d.payload
         if q == 0:
             return False
-        if type(e) is Integer:
-            return bool(e.payload % q == 0)
-        from indexalg.analysis.congruence import congruence as cg
-
-        m, r = cg(e)
+        m, r = congruence(e)
         return (m % q == 0 and r % q == 0) if m else r % q == 0
-    if type(d) is Mul:
-        dc, dfs = d.payload, d.args
-    elif type(d) in (Integer,) or d.is_bool:  # pragma: no cover
-        return False
-    else:
-        dc, dfs = 1, (d,)
-    from indexalg.expr import Add
+    from indexalg.procedures.polydiv import divide_exact
 
-    terms = e.args if type(e) is Add else (e,)
-    if type(e) is Add and e.payload % dc != 0:
-        return False
-    if type(e) is Add and e.payload != 0:
-        return False  # a non-zero constant is not a multiple of a non-constant monomial
-    for t in terms:
-        tc, tfs = (t.payload, t.args) if type(t) is Mul else (1, (t,))
-        if tc % dc != 0:
-            return False
-        rest = list(tfs)
-        for f in dfs:
-            if f in rest:
-                rest.remove(f)
-            else:
-                return False
-    return True
-
-
-def sign_of(e: Expr, ctx: Context) -> tuple[bool, bool]:
-    """(provably > 0, provably < 0)."""
-    lo, hi = interval(e, ctx)
-    return lo > 0, hi < 0
+    return divide_exact(e, d) is not None
 
 
 def _lower_ge(d: Expr, k: int, ctx: Context) -> bool:

@@ -30,6 +30,7 @@ from indexalg.expr import (
     mul,
 )
 from indexalg.procedures import Procedure
+from indexalg.procedures.polydiv import divide_exact
 from indexalg.procedures.terms import split_terms
 
 __all__ = ["DIVSUM_PROCEDURES"]
@@ -59,24 +60,17 @@ def _pull_multiples(
         if not whole and k == 0:
             return None
         return _sum(whole, k), _sum(rest, r)
-    whole_t: list[Expr] = []
-    rest_t: list[tuple[int, Expr]] = []
+    quotients: list[Expr] = []  # of the terms q divides exactly
+    others: list[tuple[int, Expr]] = []
     for c, m in terms:
-        t = mul(c, m)
-        if exact_divides(q, t):
-            whole_t.append(t)
+        quotient = divide_exact(mul(c, m), q)
+        if quotient is None:
+            others.append((c, m))
         else:
-            rest_t.append((c, m))
-    if not whole_t:
+            quotients.append(quotient)
+    if not quotients:
         return None
-    quotient = add(*whole_t)
-    # exact polynomial division of the whole part by the monomial q
-    from indexalg.procedures.polydiv import divide_exact
-
-    qa = divide_exact(quotient, q)
-    if qa is None:
-        return None
-    return qa, _sum(rest_t, const)
+    return add(*quotients), _sum(others, const)
 
 
 def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:

@@ -21,6 +21,7 @@ from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
 from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, add, mul
 from indexalg.procedures import Procedure
+from indexalg.procedures.polydiv import divide_exact
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
 
@@ -117,7 +118,7 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
         for lo in digits:
             if lo.pos == hi.pos or lo.m is not None or lo.base is not hi.base:
                 continue
-            m = _exact_quotient(hi.d, lo.d)
+            m = divide_exact(hi.d, lo.d)
             if m is None or interval(m, ctx)[0] < 1:
                 continue
             if hi.scale is mul(-1, lo.scale, m):
@@ -130,12 +131,6 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
                 mi = ModularIndexing.make(hi.base, 1, hi.d)
                 return _rebuild(e, (i, hi.pos), mul(c, mi))
     return None
-
-
-def _exact_quotient(a: Expr, b: Expr) -> Expr | None:
-    from indexalg.procedures.polydiv import divide_exact
-
-    return divide_exact(a, b)
 
 
 JOIN_PROCEDURES = (Procedure("join_split_dims", (Add,), join_split_dims, __doc__ or ""),)
