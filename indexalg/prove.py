@@ -27,7 +27,7 @@ optimiser.  :data:`STATS` counts which tier answered.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,7 +38,7 @@ from indexalg.errors import (
     RewriteLimitError,
 )
 from indexalg.evaluate import evaluate
-from indexalg.expr import BoolConst, Expr, integer
+from indexalg.expr import BoolConst, Expr, Integer, integer
 from indexalg.ranges import Bound, Ranges, RangesLike, as_ranges
 
 __all__ = [
@@ -522,35 +522,125 @@ def exact_bounds(
 
 
 def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
-    """The checked optimum of one side, or None (unbounded or undecided)."""
+    """The checked optimum of one side, or None (unbounded or undecided).
+
+    Small numeric domains are enumerated with the evaluator.  Otherwise a galloping then
+    bisecting search asks Z3's solver (which honours ``rlimit`` on every query, unlike its
+    optimiser) whether the expression can go beyond a candidate; at most
+    :data:`_MAX_OPT_QUERIES` queries per side, so the answer comes in bounded time and is
+    None (the caller keeps the analysis's bound) when the search does not close.
+    """
+    syms = domain_symbols(e, r)
+    small = _enumerate_optimum(e, syms, r, maximise=maximise)
+    if small is not _TOO_LARGE:
+        return small  # type: ignore[return-value]
     import z3
 
-    from indexalg.interop.z3 import Z3Encoder, make_optimizer, make_solver
+    from indexalg.interop.z3 import Z3Encoder, make_solver, model_int
 
     enc = Z3Encoder(ctx=z3.Context())
-    syms = domain_symbols(e, r)
     enc.declare(syms)
     facts = [t for _, t in _range_constraints(enc, syms, r)]
     d = enc.defined(e)
     if not _is_true(d):
         facts.append(d)
     t = enc.term(e)
-    opt = make_optimizer(rlimit, enc.ctx)
-    for f in facts:
-        opt.add(f)
-    handle = opt.maximize(t) if maximise else opt.minimize(t)
-    if opt.check() != z3.sat:
-        return None
-    v = opt.upper(handle) if maximise else opt.lower(handle)
-    if not z3.is_int_value(v):
-        return None  # oo: unbounded
-    best: int = v.as_long()
-    # Check: no defined point lies beyond the optimum.
     s = make_solver(rlimit, enc.ctx)
     for f in facts:
         s.add(f)
-    s.add(t > best if maximise else t < best)
-    if s.check() != z3.unsat:
+    budget = [_MAX_OPT_QUERIES]
+
+    def beyond(k: int) -> int | bool | None:
+        """A value of e strictly beyond ``k`` (sat), False (unsat) or None (unknown)."""
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        s.push()
+        s.add(t > k if maximise else t < k)
+        res = s.check()
+        try:
+            if res == z3.unsat:
+                return False
+            if res != z3.sat:
+                return None
+            return model_int(s.model(), t)
+        finally:
+            s.pop()
+
+    if s.check() != z3.sat:
         return None
+    best = model_int(s.model(), t)
+    sign = 1 if maximise else -1
+    # gallop: find a bound beyond which no value lies
+    step = 1
+    while True:
+        probe = best + sign * (step - 1)
+        got = beyond(probe)
+        if got is None:
+            return None
+        if got is False:
+            limit = probe  # nothing beyond probe; best is reachable
+            break
+        assert not isinstance(got, bool)
+        best = got
+        step *= 2
+    # bisect between best (reachable) and limit (nothing beyond)
+    while best != limit:
+        mid = (best + limit) // 2 if maximise else -((-best - limit) // 2)
+        if mid == best:
+            mid = best + sign
+        got = beyond(mid - sign)
+        if got is None:
+            return None
+        if got is False:
+            limit = mid - sign
+        else:
+            assert not isinstance(got, bool)
+            best = got
     return best
 
+
+#: The most solver queries one side of :func:`exact_bounds` may make.
+_MAX_OPT_QUERIES = 160
+
+#: The most points :func:`exact_bounds` enumerates with the evaluator instead of Z3.
+_MAX_ENUMERATED = 4096
+
+_TOO_LARGE = object()
+
+
+def _enumerate_optimum(
+    e: Expr, syms: tuple[Expr, ...], r: Ranges, *, maximise: bool
+) -> object:
+    """The optimum over a small domain of numeric ranges by evaluation; None when no point
+    is defined; ``_TOO_LARGE`` when the domain is not small and numeric."""
+    spans: list[tuple[str, int, int]] = []
+    size = 1
+    for s in syms:
+        lo, hi = r.get_bounds(s)
+        if type(lo) is not Integer or type(hi) is not Integer:
+            return _TOO_LARGE
+        a, b = lo.payload, hi.payload
+        size *= max(b - a + 1, 0)
+        if size > _MAX_ENUMERATED:
+            return _TOO_LARGE
+        spans.append((s.payload, a, b))
+    best: int | None = None
+    for point in _points(spans):
+        try:
+            v = _int_value(e, point)
+        except IndexAlgError:
+            continue  # undefined there
+        if best is None or (v > best if maximise else v < best):
+            best = v
+    return best
+
+
+def _points(spans: list[tuple[str, int, int]]) -> Iterator[dict[str, int]]:
+    if not spans:
+        yield {}
+        return
+    name, a, b = spans[0]
+    for rest in _points(spans[1:]):
+        for v in range(a, b + 1):
+            yield {**rest, name: v}

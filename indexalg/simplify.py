@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, overload
 
-from indexalg.analysis.context import Context, context_for
+from indexalg.analysis.context import Context, context_for, finite
 from indexalg.analysis.interval import interval
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
@@ -126,7 +126,7 @@ class Simplifier:
         if type(e) is Symbol:
             lo, hi = interval(e, self.ctx)
             if lo == hi:
-                return self._fired("fold_by_range", e, integer(int(lo)))
+                return self._fired("fold_by_range", e, integer(finite(lo)))
         return e
 
     def _at_node(self, node: Expr) -> Expr:
@@ -191,7 +191,7 @@ class Simplifier:
         if not node.is_bool and cls is not Integer:
             lo, hi = interval(node, self.ctx)
             if lo == hi:
-                return self._fired("fold_by_range", node, integer(int(lo)))
+                return self._fired("fold_by_range", node, integer(finite(lo)))
         return None
 
 

@@ -3,7 +3,7 @@ symbols where they are not."""
 
 from __future__ import annotations
 
-from indexalg.analysis.context import INF, NEG_INF, Context, context_for
+from indexalg.analysis.context import INF, NEG_INF, Context, context_for, finite
 from indexalg.analysis.interval import interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import ExprTypeError
@@ -17,8 +17,8 @@ def bounds_in(e: Expr, ctx: Context) -> tuple[Expr | None, Expr | None]:
     """Inclusive (lo, hi) of ``e`` under ``ctx``: Integer nodes, symbolic expressions over
     size symbols, or None for an unbounded side."""
     lo, hi = interval(e, ctx)
-    out_lo: Expr | None = None if lo == NEG_INF else integer(int(lo))
-    out_hi: Expr | None = None if hi == INF else integer(int(hi))
+    out_lo: Expr | None = None if lo == NEG_INF else integer(finite(lo))
+    out_hi: Expr | None = None if hi == INF else integer(finite(hi))
     symbolic = mentions_dependent(e, ctx, ctx.eliminable)
     if out_lo is None or symbolic:
         out_lo = _prefer(out_lo, _symbolic(e, ctx, upper=False), ctx, upper=False)

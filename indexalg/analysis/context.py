@@ -14,12 +14,92 @@ from typing import Union
 from indexalg.expr import Expr, Symbol
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
-__all__ = ["Context", "context_for", "Num", "INF", "NEG_INF"]
+__all__ = ["Context", "context_for", "Infinity", "Num", "INF", "NEG_INF", "finite"]
 
-#: A numeric bound: an int, or ``-inf`` / ``inf`` (floats) for an unbounded side.
-Num = Union[int, float]
-INF: float = float("inf")
-NEG_INF: float = float("-inf")
+
+
+class Infinity:
+    """An exact infinite bound, ``INF`` or ``NEG_INF``: ordered against every int however
+    large (floats are not: ``10**400 + float("inf")`` overflows), closed under adding ints
+    and under multiplying by non-zero ints.  ``inf - inf`` and ``0 * inf`` have no value
+    and raise :class:`ArithmeticError`: a caller that reaches them has a bug."""
+
+    __slots__ = ("sign",)
+
+    def __init__(self, sign: int) -> None:
+        self.sign = sign
+
+    def __repr__(self) -> str:
+        return "inf" if self.sign > 0 else "-inf"
+
+    def __hash__(self) -> int:
+        return hash(("Infinity", self.sign))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Infinity) and other.sign == self.sign
+
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, Infinity):
+            return self.sign < other.sign
+        if isinstance(other, int):
+            return self.sign < 0
+        return NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self == other or self < other
+
+    def __gt__(self, other: object) -> bool:
+        if isinstance(other, Infinity):
+            return self.sign > other.sign
+        if isinstance(other, int):
+            return self.sign > 0
+        return NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self == other or self > other
+
+    def __neg__(self) -> Infinity:
+        return NEG_INF if self.sign > 0 else INF
+
+    def __abs__(self) -> Infinity:
+        return INF
+
+    def __add__(self, other: Num) -> Infinity:
+        if isinstance(other, Infinity) and other.sign != self.sign:
+            raise ArithmeticError("inf - inf has no value")
+        return self
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Num) -> Infinity:
+        return self + (-other)
+
+    def __rsub__(self, other: Num) -> Infinity:
+        return -self + other
+
+    def __mul__(self, other: Num) -> Infinity:
+        s = other.sign if isinstance(other, Infinity) else (other > 0) - (other < 0)
+        if s == 0:
+            raise ArithmeticError("0 * inf has no value")
+        return self if s > 0 else -self
+
+    __rmul__ = __mul__
+
+
+#: A numeric bound: an int, or ``NEG_INF`` / ``INF`` for an unbounded side.
+Num = Union[int, Infinity]
+INF: Infinity = Infinity(1)
+NEG_INF: Infinity = Infinity(-1)
+
+
+def finite(v: Num) -> int:
+    """``v`` as an int; :class:`ArithmeticError` when it is infinite."""
+    if isinstance(v, Infinity):
+        raise ArithmeticError(f"{v!r} is not a finite bound")
+    return v
+
+
+_MAX_DOMAINS = 4096
 
 
 class Context:
@@ -35,6 +115,7 @@ class Context:
         "_bounded",
         "_sym_num",
         "_busy",
+        "_domains",
     )
 
     def __init__(self, ranges: Ranges) -> None:
@@ -64,6 +145,7 @@ class Context:
         self._sym_num: dict[Expr, tuple[Num, Num]] = {}
         self._busy: set[Expr] = set()
         self._bounded: frozenset[Expr] | None = None
+        self._domains: dict[Expr, frozenset[Expr]] = {}
 
     @property
     def bounded(self) -> frozenset[Expr]:
@@ -74,6 +156,28 @@ class Context:
                 s for s in self.eliminable if INF not in map(abs, self.symbol_interval(s))
             )
         return self._bounded
+
+    def domain_of(self, e: Expr) -> frozenset[Expr]:
+        """The symbols a point of ``e`` assigns: those of ``e`` and, transitively, of the
+        range bounds they depend on.  Only their ranges constrain ``e``'s points: a ranged
+        symbol ``e`` does not reach says nothing about ``e``."""
+        hit = self._domains.get(e)
+        if hit is not None:
+            return hit
+        seen: set[Expr] = set()
+        stack = list(e.symbol_set)
+        while stack:
+            sym = stack.pop()
+            if sym in seen:
+                continue
+            seen.add(sym)
+            for b in self.ranges.get_bounds(sym):
+                if b is not None:
+                    stack.extend(x for x in b.symbol_set if x not in seen)
+        out = frozenset(seen)
+        if len(self._domains) < _MAX_DOMAINS:
+            self._domains[e] = out
+        return out
 
     def symbol_interval(self, sym: Expr) -> tuple[Num, Num]:
         """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""

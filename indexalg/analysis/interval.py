@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from indexalg.analysis.context import INF, NEG_INF, Context, Num
+from indexalg.analysis.context import INF, NEG_INF, Context, Infinity, Num
 from indexalg.expr import (
     Add,
     And,
@@ -32,7 +32,7 @@ from indexalg.expr import (
     Wild,
 )
 
-__all__ = ["interval", "INTERVAL_TABLE", "imul", "ifloordiv", "imod"]
+__all__ = ["interval", "INTERVAL_TABLE", "imul", "ipow", "ifloordiv", "imod"]
 
 Interval = tuple[Num, Num]
 Handler = Callable[[Expr, Context], Interval]
@@ -71,11 +71,11 @@ def imul(a: Interval, b: Interval) -> Interval:
 
 def _fdiv(a: Num, b: Num) -> Num:
     """floor(a / b) for b > 0 finite or infinite, a possibly infinite."""
-    if a == INF or a == NEG_INF:
-        return a if b != INF else (0 if a > 0 else -1)  # inf/inf: limit irrelevant, safe side
-    if b == INF:
+    if isinstance(a, Infinity):
+        return a if not isinstance(b, Infinity) else (0 if a.sign > 0 else -1)
+    if isinstance(b, Infinity):
         return 0 if a >= 0 else -1
-    return int(a) // int(b)
+    return a // b
 
 
 def _floordiv_pos(a: Interval, b: Interval) -> Interval:
@@ -144,6 +144,9 @@ def _symbol(e: Expr, ctx: Context) -> Interval:
 
 
 def _add(e: Expr, ctx: Context) -> Interval:
+    quad = _quadratic(e, ctx)
+    if quad is not None:
+        return quad
     lo: Num = e.payload
     hi: Num = e.payload
     terms = e.args
@@ -158,6 +161,47 @@ def _add(e: Expr, ctx: Context) -> Interval:
         lo += tl
         hi += th
     return lo, hi
+
+
+def _quadratic(e: Expr, ctx: Context) -> Interval | None:
+    """A sum ``a*v*v + b*v + c`` of one subexpression ``v`` bounded exactly: its extremes over
+    the integers of ``v``'s interval lie at the ends and beside the vertex ``-b / 2a``
+    (the terms are correlated; bounding them apart gives ``(x - 4)*(x - 4)``, expanded,
+    on [0, 63] the bounds [-488, 3985] instead of [0, 3481])."""
+    base: Expr | None = None
+    a = b = 0
+    for t in e.args:
+        if type(t) is Mul:
+            k: int = t.payload
+            fs = t.args
+        else:
+            k, fs = 1, (t,)
+        v = fs[0]
+        if len(fs) > 2 or (len(fs) == 2 and fs[1] is not v) or (base is not None and v is not base):
+            return None
+        base = v
+        if len(fs) == 2:
+            a += k
+        else:
+            b += k
+    if base is None or a == 0:
+        return None
+    c: int = e.payload
+    lo, hi = interval(base, ctx)
+
+    def p(x: int) -> int:
+        return a * x * x + b * x + c
+
+    # towards an infinite end the square term dominates, with the sign of a
+    far: Num = INF if a > 0 else NEG_INF
+    values: list[Num] = []
+    for end in (lo, hi):
+        values.append(far if isinstance(end, Infinity) else p(end))
+    vertex = -b // (2 * a)  # floor of the real vertex; the integer optimum is it or next
+    for x in (vertex, vertex + 1):
+        if lo <= x <= hi:
+            values.append(p(x))
+    return min(values), max(values)
 
 
 def _split_term(t: Expr) -> tuple[int, Expr]:
@@ -198,15 +242,34 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
 
 def _mul(e: Expr, ctx: Context) -> Interval:
     c: int = e.payload
-    args = e.args
-    acc = interval(args[0], ctx)
-    if len(args) > 1:
-        for f in args[1:]:
-            # a repeated factor is a square: non-negative
-            acc = imul(acc, interval(f, ctx))
-        if len(args) == 2 and args[0] is args[1] and acc[0] < 0:
-            acc = (0, acc[1])
+    acc: Interval = (1, 1)
+    # a factor repeated k times is a power: bounded exactly (x*x is >= 0), not as a product
+    # of independent factors (which gives x*x on [-3, 3] the bounds [-9, 9])
+    powers: dict[Expr, int] = {}
+    for f in e.args:
+        powers[f] = powers.get(f, 0) + 1
+    for f, k in powers.items():
+        iv = interval(f, ctx)
+        acc = imul(acc, ipow(iv, k) if k > 1 else iv)
     return imul(acc, (c, c))
+
+
+def ipow(a: Interval, k: int) -> Interval:
+    """``v ** k`` for ``v`` in ``a`` and ``k >= 1``: exact (monotone for odd k; for even k
+    the minimum is 0 when the interval spans 0)."""
+    lo, hi = a
+    if k % 2 or lo >= 0:
+        return _pow(lo, k), _pow(hi, k)
+    if hi <= 0:
+        return _pow(hi, k), _pow(lo, k)
+    return 0, max(_pow(lo, k), _pow(hi, k))
+
+
+def _pow(v: Num, k: int) -> Num:
+    if isinstance(v, Infinity):
+        return INF if (v.sign > 0 or k % 2 == 0) else NEG_INF
+    out: int = v**k
+    return out
 
 
 def _floordiv(e: Expr, ctx: Context) -> Interval:
@@ -261,8 +324,9 @@ def _where(e: Expr, ctx: Context) -> Interval:
         return min(both[0][0], both[1][0]), max(both[0][1], both[1][1])
     _WHERE_DEPTH.append(True)
     try:
-        ctx_a = refine(ctx, c, True)
-        ctx_b = refine(ctx, c, False)
+        domain = ctx.domain_of(e)
+        ctx_a = refine(ctx, c, True, domain)
+        ctx_b = refine(ctx, c, False, domain)
         ia_: Interval | None = interval(a, ctx_a) if ctx_a is not None else None
         ib_: Interval | None = interval(b, ctx_b) if ctx_b is not None else None
     finally:

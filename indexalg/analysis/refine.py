@@ -46,9 +46,17 @@ def _tighter(old: Expr, new: Expr, ctx: Context, *, upper: bool) -> Expr:
     return Min.make(old, new) if upper else Max.make(old, new)
 
 
-def refine(ctx: Context, cond: Expr, truth: bool) -> Context | None:
+def refine(
+    ctx: Context, cond: Expr, truth: bool, domain: frozenset[Expr] | None = None
+) -> Context | None:
     """``ctx`` narrowed by ``cond == truth`` on symbols compared directly; None when the
-    branch is unreachable under the ranges.  Facts it cannot use are ignored (sound)."""
+    branch is unreachable under the ranges.  Facts it cannot use are ignored (sound).
+
+    ``domain`` is the set of symbols a point assigns (:meth:`Context.domain_of` of the
+    expression being analysed): only their ranges can make the branch unreachable.  A
+    ranged symbol outside it constrains nothing (``{"y": "s1"}`` does not make ``s1 >= 1``
+    where ``y`` is not used).  None checks every ranged symbol (an assumption about the
+    whole context)."""
     facts = _atoms(cond, truth)
     if not facts:
         return ctx
@@ -71,6 +79,8 @@ def refine(ctx: Context, cond: Expr, truth: bool) -> Context | None:
         return ctx
     new = Context(ranges)
     for sym in ranges:
+        if domain is not None and sym not in domain:
+            continue
         lo_e, hi_e = ranges[sym]
         if lo_e is not None and hi_e is not None:
             if interval(lo_e, new)[0] > interval(hi_e, new)[1]:

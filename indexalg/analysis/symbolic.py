@@ -10,7 +10,7 @@ numerically.  Sound, not complete: an op it cannot bound gives ``None``.
 
 from __future__ import annotations
 
-from indexalg.analysis.context import INF, NEG_INF, Context
+from indexalg.analysis.context import INF, NEG_INF, Context, finite
 from indexalg.expr import (
     Add,
     CeilDiv,
@@ -72,7 +72,7 @@ def _numeric(e: Expr, ctx: Context, upper: bool) -> Expr | None:
     v = hi if upper else lo
     if v == INF or v == NEG_INF:
         return None
-    return integer(int(v))
+    return integer(finite(v))
 
 
 def sym_bound(
@@ -121,11 +121,19 @@ def sym_bound(
         from indexalg.analysis.interval import interval
 
         if all(interval(f, ctx)[0] >= 0 for f in factors):
+            # Every factor f is >= 0, so the product is monotone in each: upper bounds
+            # multiply (each is >= f >= 0), and so do lower bounds once raised to 0 (a
+            # bound below 0 is still below f, but two of them multiply to a positive).
             side = upper != flip
-            bs = [sym_bound(f, ctx, upper=side, depth=depth + 1, elim=elim) for f in factors]
-            if any(b is None for b in bs):
-                return _numeric(e, ctx, upper)
-            return mul(c, *bs)  # type: ignore[arg-type]
+            bs: list[Expr] = []
+            for f in factors:
+                b = sym_bound(f, ctx, upper=side, depth=depth + 1, elim=elim)
+                if b is None:
+                    return _numeric(e, ctx, upper)
+                if not side:
+                    b = _at_least_zero(b, ctx)
+                bs.append(b)
+            return mul(c, *bs)
         return _numeric(e, ctx, upper)
     if t is FloorDiv or t is CleanDiv:
         a, q = e.args
@@ -156,16 +164,16 @@ def sym_bound(
             return sym if num is None else _pick_tighter(sym, num, ctx)
         return _numeric(e, ctx, upper)
     if t is Min or t is Max:
-        bs = [sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim) for a in e.args]
+        mbs = [sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim) for a in e.args]
         if (t is Min) == upper:
             # upper bound of a Min (lower of a Max): any argument's bound will do
-            known = [b for b in bs if b is not None]
+            known = [b for b in mbs if b is not None]
             if not known:
                 return None
             return Min.make(*known) if t is Min else Max.make(*known)
-        if any(b is None for b in bs):
+        if any(b is None for b in mbs):
             return None
-        return Min.make(*bs) if t is Min else Max.make(*bs)  # type: ignore[arg-type]
+        return Min.make(*mbs) if t is Min else Max.make(*mbs)  # type: ignore[arg-type]
     if t is Where:
         from indexalg.analysis.interval import _MAX_WHERE_DEPTH, _WHERE_DEPTH
         from indexalg.analysis.refine import refine
@@ -175,8 +183,9 @@ def sym_bound(
             return _numeric(e, ctx, upper)
         _WHERE_DEPTH.append(True)
         try:
-            ca = refine(ctx, cond, True)
-            cb = refine(ctx, cond, False)
+            domain = ctx.domain_of(e)
+            ca = refine(ctx, cond, True, domain)
+            cb = refine(ctx, cond, False, domain)
             ba = None if ca is None else sym_bound(a, ca, upper=upper, depth=depth + 1, elim=elim)
             bb = None if cb is None else sym_bound(b, cb, upper=upper, depth=depth + 1, elim=elim)
         finally:
@@ -187,6 +196,18 @@ def sym_bound(
             return ba
         return _pick(ba, bb, ctx, upper)
     return _numeric(e, ctx, upper)
+
+
+def _at_least_zero(b: Expr, ctx: Context) -> Expr:
+    """``max(b, 0)``: ``b`` itself when it is provably >= 0, ``0`` when provably <= 0."""
+    from indexalg.analysis.interval import interval
+
+    lo, hi = interval(b, ctx)
+    if lo >= 0:
+        return b
+    if hi <= 0:
+        return integer(0)
+    return Max.make(b, integer(0))
 
 
 def _pick_tighter(a: Expr, b: Expr, ctx: Context) -> Expr:

@@ -1,0 +1,117 @@
+"""Issue 16's reproducers, each asserting the right answer (checked by evaluation)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import indexalg as ia
+from indexalg.analysis.context import INF, NEG_INF
+from indexalg.analysis.interval import imul, ipow
+
+SQUARE = "Min(1, x - x // 2) * Min(1, x - x // 2)"
+
+
+def _values(e: ia.Expr, name: str, lo: int, hi: int) -> list[int]:
+    out = []
+    for v in range(lo, hi + 1):
+        r = ia.evaluate(e, {name: v})
+        assert isinstance(r, int)
+        out.append(r)
+    return out
+
+
+def test_product_of_nonnegative_factors_lower_bound() -> None:
+    e = ia.parse(SQUARE)
+    assert ia.bounds(e, {"x": (0, 2)}) == (0, 1)
+    assert min(_values(e, "x", 0, 2)) == 0
+    z = ia.parse("Min(0, x - x // 2)*Min(0, x - x // 2)")
+    assert ia.bounds(z, {"x": (0, 3)}) == (0, 0)
+
+
+def test_no_false_proof_through_a_product() -> None:
+    e = ia.parse(SQUARE)
+    r = {"x": "s0", "s0": (3, None)}
+    p = ia.prove(ia.Le(1, e), r)
+    assert p.status == "disproved"
+    assert p.counterexample is not None
+    assert ia.evaluate(ia.Le(1, e), p.counterexample) is False
+    r2 = {"s0": (3, None), "x": 8}
+    claim = "0 < Min(s0, x - 2*(x // 3))*Min(s0, x - 2*(x // 3))"
+    assert ia.prove(claim, r2).status == "disproved"
+
+
+def test_where_not_folded_through_a_wrong_bound() -> None:
+    e = ia.parse(SQUARE)
+    r = {"x": "s0", "s0": (3, None)}
+    w = ia.Where(e < 1, 7, 9)
+    s = ia.simplify(w, r)
+    for x in range(0, 6):
+        pt = {"x": x, "s0": 6}
+        assert ia.evaluate(s, pt) == ia.evaluate(w, pt)
+    m = ia.simplify(ia.Max(e, 1), r)
+    assert ia.evaluate(m, {"x": 0, "s0": 3}) == 1
+
+
+def test_index_dtype_sees_the_zero_of_a_square() -> None:
+    from indexalg.decisions import index_dtype
+
+    e = ia.parse(SQUARE)
+    assert index_dtype([2**31 - e], ranges={"x": 3}).dtype == "int64"
+
+
+def test_where_reachability_ignores_symbols_outside_the_expression() -> None:
+    r = {"y": "s1"}
+    e = ia.parse("Where(s1 < 0, s1, 5)")
+    lo, hi = ia.bounds(e, r)
+    assert lo is None and hi == 5
+    assert ia.evaluate(ia.simplify(e, r), {"s1": -1}) == -1
+    assert ia.prove("Where(s1 < 0, s1, 5) == 5", r).status == "disproved"
+
+
+def test_where_reachability_still_uses_the_expression_domain() -> None:
+    # with y in the Where, y's range [0, s1 - 1] makes s1 >= 1, so s1 < 0 is dead
+    e = ia.parse("Where(s1 < 0, s1 + y, 5 + y)")
+    assert ia.bounds(e, {"y": "s1"})[0] == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "ranges", "expected"),
+    [
+        ("(x + x*x) // 2", {"x": 100}, (0, 4950)),
+        ("x*x*(x // 4)", {"x": (None, 4)}, (None, 16)),
+        ("5*y + y*y - 6", {"y": (-11, None)}, (-12, None)),
+    ],
+)
+def test_exact_bounds_answer_quickly(text: str, ranges: ia.RangesLike, expected: object) -> None:
+    pytest.importorskip("z3")
+    t0 = time.perf_counter()
+    assert ia.bounds(ia.parse(text), ranges, exact=True) == expected
+    # not a timing test of speed: a guard against the minutes-long optimiser runs
+    assert time.perf_counter() - t0 < 20
+
+
+def test_squares_and_quadratics_are_tight() -> None:
+    assert ia.bounds(ia.parse("(x - 4)*(x - 4)"), {"x": 64}) == (0, 3481)
+    assert ia.bounds(ia.parse("x*x"), {"x": (-3, 3)}) == (0, 9)
+    assert ia.bounds(ia.parse("x*x*x"), {"x": (-3, 2)}) == (-27, 8)
+    assert ia.bounds(ia.parse("x*x - x"), {"x": (-3, 3)}) == (0, 12)
+
+
+def test_huge_integers_have_no_float_overflow() -> None:
+    big = 10**400
+    assert ia.bounds(ia.parse(f"x + {big}"), {"x": 4}) == (big, big + 3)
+    assert ia.bounds(ia.parse(f"{big} * x"), {"x": 4}) == (0, 3 * big)
+    lo, hi = ia.bounds(ia.parse(f"{big} * x"), {"x": (1, None)})
+    assert lo == big and hi is None
+
+
+def test_infinity_arithmetic() -> None:
+    assert NEG_INF < -(10**5000) < 10**5000 < INF
+    assert INF + 10**400 == INF and -INF == NEG_INF
+    assert imul((NEG_INF, 3), (2, 2)) == (NEG_INF, 6)
+    assert ipow((NEG_INF, 2), 2) == (0, INF)
+    assert ipow((NEG_INF, 2), 3) == (NEG_INF, 8)
+    with pytest.raises(ArithmeticError):
+        INF + NEG_INF
