@@ -12,7 +12,10 @@
 "Intermediate values" are the values a straightforward evaluation computes: every integer
 subexpression (every node, including the operands of ``Where`` conditions) and the partial
 sums and products of the canonical evaluation order (``t1 + t2``, ``t1 + t2 + t3``, ...;
-``c*f1``, ``c*f1*f2``, ...).
+``c*f1``, ``c*f1*f2``, ...), and every value the C and Triton printers' code computes
+(:func:`indexalg.printing.common.computed_values`): their lowerings (``CeilDiv(x, 4096)``
+prints as ``(x + 4095) // 4096``, so ``x + 4095`` is checked) and the values inside the
+floor-semantics helpers.
 
 Size hints.  A symbolic size (``s0``) has no numeric bound of its own; Inductor compiles for
 the sizes it has seen (*hints*) and guards on them.  With ``size_hints={"s0": 1024}``, a value
@@ -112,6 +115,10 @@ def _as_int_expr(value: SizeLike, what: str) -> Expr:
 def intermediates(e: Expr) -> list[Expr]:
     """Every integer value computed while evaluating ``e`` (see the module docstring), each
     once, in a deterministic order (pre-order, partial results after their node)."""
+    from indexalg.printing.c import C_TABLE
+    from indexalg.printing.common import computed_values
+    from indexalg.printing.triton import TRITON_TABLE
+
     out: dict[Expr, None] = {}
     for node in e.walk():
         if node.is_bool:
@@ -128,6 +135,13 @@ def intermediates(e: Expr) -> list[Expr]:
             for f in node.args[1:-1]:
                 acc = mul(acc, f)
                 out[acc] = None
+    # What the printers really compute: their lowerings rewrite some nodes (CeilDiv(x, c)
+    # as (x + (c - 1)) // c, a floor remainder through a helper that adds the divisor), so
+    # every value of the C and Triton code is checked, not only the tree's.
+    for v in computed_values(e, TRITON_TABLE, "Triton"):
+        out[v] = None
+    for v in computed_values(e, C_TABLE, "C"):
+        out[v] = None
     return list(out)
 
 
@@ -167,8 +181,7 @@ class _Check:
         missing = [n for n in names if n not in self.hints]
         if missing:
             self.failure = (
-                f"the bound {b} of {v} depends on {', '.join(missing)} with no size hint "
-                "(unbacked)"
+                f"the bound {b} of {v} depends on {', '.join(missing)} with no size hint (unbacked)"
             )
             return False
         try:

@@ -14,6 +14,8 @@ __all__ = [
     "RewriteLimitError",
     "InteropError",
     "RuleError",
+    "DepthError",
+    "LimitError",
 ]
 
 
@@ -69,3 +71,15 @@ class InteropError(IndexAlgError, ValueError):
 
 class RuleError(IndexAlgError, ValueError):
     """A malformed rewrite rule (a pattern variable only on the right, a non-claim condition)."""
+
+
+class LimitError(IndexAlgError, ValueError):
+    """An input beyond one of the library's documented size limits (docs/semantics.md)."""
+
+
+class DepthError(LimitError):
+    """An expression nested deeper than ``indexalg.MAX_DEPTH`` (a leaf has depth 1)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"expression nested deeper than {limit}")
+        self.limit = limit

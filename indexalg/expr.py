@@ -24,11 +24,13 @@ asserted exact division.  Booleans are not integers.
 
 from __future__ import annotations
 
+import bisect
 import keyword
+import operator
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
-from indexalg.errors import DivisionByZeroError, ExprTypeError, InvalidOperationError
+from indexalg.errors import DepthError, DivisionByZeroError, ExprTypeError, InvalidOperationError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -68,6 +70,13 @@ ExprLike = Union["Expr", int]
 _NO_SYMBOLS: frozenset[Any] = frozenset()
 SortKey = tuple[Any, ...]
 
+#: The deepest nesting a node may have (a leaf has depth 1).  Every layer (parser, printers,
+#: evaluator, interop, analyses, simplifier, prover) works on expressions up to this depth
+#: under Python's default recursion limit, with room to spare for the caller's own stack;
+#: building a deeper node raises :class:`~indexalg.errors.DepthError`, never RecursionError.
+#: Measured: see docs/semantics.md, "Limits".
+MAX_DEPTH = 200
+
 _TABLE: weakref.WeakValueDictionary[tuple[Any, ...], Expr] = weakref.WeakValueDictionary()
 
 
@@ -78,7 +87,7 @@ class Expr:
     integer value, a symbol name, a coefficient or constant).  Both are fixed at construction.
     """
 
-    __slots__ = ("args", "payload", "key", "_facts", "_syms", "__weakref__")
+    __slots__ = ("args", "payload", "key", "depth", "_facts", "_syms", "__weakref__")
 
     #: True for claims (comparisons, And/Or/Not, True/False); False for integer-valued nodes.
     is_bool: ClassVar[bool] = False
@@ -88,6 +97,8 @@ class Expr:
     args: tuple[Expr, ...]
     payload: Any
     key: SortKey
+    #: Nesting depth: 1 for a leaf, 1 + the deepest child otherwise (at most MAX_DEPTH).
+    depth: int
     _facts: Any
     _syms: frozenset[Expr] | None
 
@@ -254,6 +265,32 @@ class Expr:
     def __invert__(self) -> Expr:
         return Not(self)
 
+    # Operators with no integer meaning: a clear error, as the parser gives, rather than
+    # Python's TypeError from a missing method.
+
+    def __truediv__(self, other: object) -> Expr:
+        raise InvalidOperationError(
+            f"true division {self} / {other} has no integer value; use // for floor "
+            "division, ia.CeilDiv(a, b) for ceiling division"
+        )
+
+    def __rtruediv__(self, other: object) -> Expr:
+        raise InvalidOperationError(
+            f"true division {other} / {self} has no integer value; use // for floor "
+            "division, ia.CeilDiv(a, b) for ceiling division"
+        )
+
+    def __pow__(self, other: object) -> Expr:
+        raise InvalidOperationError(
+            f"{self} ** {other}: powers are not built by operators; write the product "
+            "(x*x), or parse the text (ia.parse('x**2') reads a literal exponent)"
+        )
+
+    def __rpow__(self, other: object) -> Expr:
+        raise InvalidOperationError(
+            f"{other} ** {self}: a power with an expression exponent is not an index operation"
+        )
+
 
 def _rebuild(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
     return _intern(cls, args, payload)
@@ -266,17 +303,37 @@ _REMOVE = _TABLE._remove  # type: ignore[attr-defined]
 _KeyedRef = weakref.KeyedRef
 
 
-def _intern(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
+_KEY_OF = operator.attrgetter("key")
+_DEPTH_OF = operator.attrgetter("depth")
+
+
+def _intern(
+    cls: type[Expr],
+    args: tuple[Expr, ...],
+    payload: Any,
+    child_keys: tuple[SortKey, ...] | None = None,
+    depth: int = 0,
+) -> Expr:
+    """The one node ``(cls, payload, args)``.  ``child_keys`` and ``depth`` may be passed
+    when the caller already knows them (the incremental sum), to keep that path O(1) in
+    Python."""
     k = (cls, payload, args)
     ref = _DATA.get(k)
     if ref is not None:
         node = ref()
         if node is not None:
             return node  # type: ignore[no-any-return]
+    if not depth:
+        depth = 1 + max(map(_DEPTH_OF, args)) if args else 1
+    if depth > MAX_DEPTH:
+        raise DepthError(MAX_DEPTH)
     node = object.__new__(cls)
     node.args = args
     node.payload = payload
-    node.key = (cls.rank, 0 if payload is None else payload, tuple([a.key for a in args]))
+    if child_keys is None:
+        child_keys = tuple(map(_KEY_OF, args))
+    node.key = (cls.rank, 0 if payload is None else payload, child_keys)
+    node.depth = depth
     node._facts = None
     node._syms = None
     _DATA[k] = _KeyedRef(node, _REMOVE, k)
@@ -462,12 +519,17 @@ def _term_parts(t: Expr) -> tuple[int, tuple[Expr, ...]]:
     return 1, (t,)
 
 
-def _make_term(coeff: int, factors: tuple[Expr, ...]) -> Expr:
+def _make_term(
+    coeff: int,
+    factors: tuple[Expr, ...],
+    child_keys: tuple[SortKey, ...] | None = None,
+    depth: int = 0,
+) -> Expr:
     if not factors:
         return integer(coeff)
     if coeff == 1 and len(factors) == 1:
         return factors[0]
-    return _intern(Mul, factors, coeff)
+    return _intern(Mul, factors, coeff, child_keys, depth)
 
 
 def _mono_key(factors: tuple[Expr, ...]) -> tuple[SortKey, ...]:
@@ -494,8 +556,72 @@ def _build_sum(
     return _intern(Add, tuple(terms), const)
 
 
+def _term_mono_key(t: Expr) -> tuple[SortKey, ...]:
+    """The sort key of a sum's term: its monomial's (the factors without the coefficient)."""
+    if type(t) is Mul:
+        return tuple(map(_KEY_OF, t.args))
+    return (t.key,)
+
+
+def _sum_with_const(s: Expr, const: int) -> Expr:
+    """The sum ``s`` with its constant replaced."""
+    if const == 0 and len(s.args) == 1:
+        return s.args[0]
+    if const == s.payload:
+        return s
+    return _intern(Add, s.args, const, s.key[2], s.depth)
+
+
+def _sum_plus_term(s: Expr, e: Expr) -> Expr:
+    """``s + e`` for a sum ``s`` and one term ``e`` (neither a sum nor a literal): the node
+    :func:`add` builds, found by binary search instead of re-sorting all of ``s``'s terms,
+    so building a sum term by term (``sum(...)``, ``a + b + c + ...``) is not quadratic in
+    Python operations (tuple copies remain, in C)."""
+    c, f = _term_parts(e)
+    mk = _term_mono_key(e)
+    args = s.args
+    keys: tuple[SortKey, ...] = s.key[2]
+    i = bisect.bisect_left(args, mk, key=_term_mono_key)
+    const: int = s.payload
+    if i < len(args) and _term_parts(args[i])[1] == f:
+        nc = _term_parts(args[i])[0] + c
+        if nc == 0:
+            new_args = args[:i] + args[i + 1 :]
+            if not new_args:
+                return integer(const)
+            if len(new_args) == 1 and const == 0:
+                return new_args[0]
+            return _intern(Add, new_args, const, keys[:i] + keys[i + 1 :])
+        t = _make_term(nc, f)
+        new_args = (*args[:i], t, *args[i + 1 :])
+        return _intern(Add, new_args, const, (*keys[:i], t.key, *keys[i + 1 :]))
+    new_args = (*args[:i], e, *args[i:])
+    depth = max(s.depth, e.depth + 1)
+    return _intern(Add, new_args, const, (*keys[:i], e.key, *keys[i:]), depth)
+
+
+def _add2(a: object, b: object) -> Expr | None:
+    """The fast paths of a binary sum with a sum operand; None where the general path runs."""
+    if type(a) is not Add:
+        a, b = b, a
+        if type(a) is not Add:
+            return None
+    assert isinstance(a, Expr)
+    if type(b) is int:
+        return _sum_with_const(a, a.payload + b)
+    if not isinstance(b, Expr) or type(b) is Add or b.is_bool:
+        return None
+    if type(b) is Integer:
+        return _sum_with_const(a, a.payload + b.payload)
+    return _sum_plus_term(a, b)
+
+
 def add(*operands: ExprLike) -> Expr:
     """The canonical sum of the operands."""
+    if len(operands) == 2:
+        fast = _add2(operands[0], operands[1])
+        if fast is not None:
+            return fast
     const = 0
     acc: dict[tuple[Expr, ...], int] = {}
     nodes: dict[tuple[Expr, ...], Expr | None] = {}
@@ -538,8 +664,37 @@ def add(*operands: ExprLike) -> Expr:
     return _build_sum(const, acc, nodes)
 
 
+def _mul2(a: object, b: object) -> Expr | None:
+    """The fast paths of a binary product with a product operand (see :func:`_sum_plus_term`);
+    None where the general path runs."""
+    if type(a) is not Mul:
+        a, b = b, a
+        if type(a) is not Mul:
+            return None
+    assert isinstance(a, Expr)
+    if type(b) is int or type(b) is Integer:
+        k: int = b if isinstance(b, int) else b.payload
+        coeff = a.payload * k
+        if coeff == 0:
+            return integer(0)
+        if coeff == a.payload:
+            return a
+        return _make_term(coeff, a.args, a.key[2], a.depth)
+    if not isinstance(b, Expr) or type(b) is Add or type(b) is Mul or b.is_bool:
+        return None
+    args = a.args
+    i = bisect.bisect_right(args, b.key, key=_KEY_OF)
+    keys: tuple[SortKey, ...] = a.key[2]
+    depth = max(a.depth, b.depth + 1)
+    return _make_term(a.payload, (*args[:i], b, *args[i:]), (*keys[:i], b.key, *keys[i:]), depth)
+
+
 def mul(*operands: ExprLike) -> Expr:
     """The canonical product of the operands (sums distributed)."""
+    if len(operands) == 2:
+        fast = _mul2(operands[0], operands[1])
+        if fast is not None:
+            return fast
     coeff = 1
     factors: list[Expr] = []
     sums: list[Expr] = []
@@ -703,13 +858,9 @@ class ModularIndexing(Expr):
         dd = _int_operand(d, "ModularIndexing")
         mm = _int_operand(m, "ModularIndexing")
         if type(dd) is Integer and dd.payload < 1:
-            raise InvalidOperationError(
-                f"ModularIndexing divisor must be >= 1, got {dd.payload}"
-            )
+            raise InvalidOperationError(f"ModularIndexing divisor must be >= 1, got {dd.payload}")
         if type(mm) is Integer and mm.payload < 1:
-            raise InvalidOperationError(
-                f"ModularIndexing modulus must be >= 1, got {mm.payload}"
-            )
+            raise InvalidOperationError(f"ModularIndexing modulus must be >= 1, got {mm.payload}")
         if type(x) is Integer and type(dd) is Integer and type(mm) is Integer:
             return integer((x.payload // dd.payload) % mm.payload)
         return _intern(ModularIndexing, (x, dd, mm), None)

@@ -277,7 +277,10 @@ def _digit(
             return "a digit of extent 1 is always 0"
         return v, d, _clamp(v, d, m, size_of[v])
     if tf is Mod:
-        return v, _ONE, _clamp(v, _ONE, params[0], size_of[v])
+        m = params[0]
+        if type(m) is Integer and m.payload == 1:
+            return "a digit of extent 1 is always 0"
+        return v, _ONE, _clamp(v, _ONE, m, size_of[v])
     return v, params[0], None
 
 
@@ -290,8 +293,11 @@ def _mentions(e: Expr, variables: Mapping[Expr, Expr]) -> bool:
 
 def _clamp(v: Expr, d: Expr, m: Expr, n: Expr) -> Expr | None:
     """None (a top digit) when ``d*m`` reaches past the variable's size (numeric only)."""
-    if type(d) is Integer and type(m) is Integer and type(n) is Integer and (
-        d.payload * m.payload >= n.payload
+    if (
+        type(d) is Integer
+        and type(m) is Integer
+        and type(n) is Integer
+        and (d.payload * m.payload >= n.payload)
     ):
         return None
     return m
@@ -312,14 +318,19 @@ def _times(a: Expr, b: Expr) -> Expr:
     return mul(a, b)
 
 
-def _tile(
-    v: Expr, n: Expr, found: Mapping[tuple[Expr, Expr | None], Expr]
-) -> list[IterDim] | str:
+def _tile(v: Expr, n: Expr, found: Mapping[tuple[Expr, Expr | None], Expr]) -> list[IterDim] | str:
     """The digits of ``v`` outermost first, with stride-0 digits filling the gaps."""
     remaining = dict(found)
     inner_first: list[IterDim] = []
     cur: Expr = _ONE
+    # Each step reads one digit (or a gap) and moves ``cur`` up, or splits the top digit
+    # once at ``cur``; a step that did neither would repeat forever, so the loop is bounded
+    # and gives up (no decomposition, never a wrong one) past the bound.
+    budget = 4 * len(remaining) + 8
     while remaining:
+        budget -= 1
+        if budget < 0:
+            return f"the digits of {v} could not be ordered (no progress)"
         top = (cur, None)
         if top in remaining and len(remaining) > 1:
             # v // cur == ModularIndexing(v, cur, q) + q * (v // (cur*q)): split the
@@ -334,6 +345,9 @@ def _tile(
                 if isinstance(gap, str):
                     return gap
                 q = gap
+            if type(q) is Integer and q.payload == 1:
+                # splitting at an extent-1 digit would rebuild the same key
+                return f"{_describe(v, (cur, q))}: a digit of extent 1 is always 0"
             low = (cur, q)
             remaining[low] = add(remaining.get(low, _ZERO), t)
             high = (mul(cur, q), None)
@@ -361,6 +375,8 @@ def _tile(
         gap = _next_gap(v, cur, remaining)
         if isinstance(gap, str):
             return gap
+        if type(gap) is Integer and gap.payload == 1:
+            return f"{v}: digits overlap at divisor {cur}"
         inner_first.append(IterDim(v, cur, gap, _ZERO, False))
         cur = _times(cur, gap)
     ext = divide_exact(n, cur)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from indexalg._bigint import int_from_digits
 from indexalg.errors import IndexAlgError, ParseError
 from indexalg.expr import (
     And,
@@ -166,11 +167,67 @@ _COMPARE: dict[str, Callable[[Expr, Expr], Expr]] = {
 }
 
 
+# Binding strengths (higher binds tighter), Python's.
+_OR, _AND, _NOT, _CMP, _SUM, _PROD, _UNARY = 1, 2, 3, 4, 5, 6, 7
+
+_BINARY_PREC: dict[str, int] = {
+    "or": _OR,
+    "and": _AND,
+    "+": _SUM,
+    "-": _SUM,
+    "*": _PROD,
+    "//": _PROD,
+    "%": _PROD,
+    "/": _PROD,
+    **{op: _CMP for op in _COMPARE},
+}
+
+_RATIO_MESSAGE = (
+    "true division '/' is only read inside floor(a/b) or ceiling(a/b); use // for floor division"
+)
+
+
+class _Chain:
+    """A run of one associative operator (``a + b - c``, ``a * b``, ``a and b``) read so
+    far: its operands are collected and the canonical node is built once, when the run ends,
+    so reading n terms costs O(n log n), not O(n^2)."""
+
+    __slots__ = ("op", "items")
+
+    def __init__(self, op: str, first: Expr) -> None:
+        self.op = op  # "+" (also for "-"), "*", "and", "or"
+        self.items: list[Expr] = [first]
+
+
+Operand = "Expr | _Ratio | _Chain"
+
+
+class _Frame:
+    """An open parenthesis or call: where its operators and operands start on the stacks."""
+
+    __slots__ = ("open_tok", "name", "args", "ops_base", "vals_base")
+
+    def __init__(self, open_tok: _Token, name: _Token | None, ops_base: int, vals_base: int):
+        self.open_tok = open_tok
+        self.name = name  # the function's name token; None for a parenthesis
+        self.args: list[Expr | _Ratio] = []
+        self.ops_base = ops_base
+        self.vals_base = vals_base
+
+
 class _Parser:
+    """Operator precedence parsing with explicit stacks (no recursion), so nesting depth is
+    limited only by the expressions' :data:`~indexalg.expr.MAX_DEPTH`, reported with the
+    column where the too-deep node was built."""
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
+        # operator stack entries: (token, precedence, is_prefix)
+        self.ops: list[tuple[_Token, int, bool]] = []
+        self.vals: list[Expr | _Ratio | _Chain] = []
+        self.frames: list[_Frame] = []
 
     # --- helpers -----------------------------------------------------------------------
 
@@ -182,23 +239,10 @@ class _Parser:
         t = tok or self.tok
         return ParseError(message, self.text, t.col)
 
-    def expect(self, text: str) -> _Token:
-        t = self.tok
-        if t.text != text or t.kind not in ("op", "kw"):
-            found = "end of input" if t.kind == "end" else repr(t.text)
-            raise self.error(f"expected {text!r}, found {found}")
-        self.i += 1
-        return t
-
-    def build(self, tok: _Token, fn: Callable[..., Expr], *args: object) -> Expr:
+    def build(self, tok: _Token, fn: Callable[..., Expr], *args: Expr | _Ratio) -> Expr:
         for a in args:
             if isinstance(a, _Ratio):
-                raise ParseError(
-                    "true division '/' is only read inside floor(a/b) or ceiling(a/b); "
-                    "use // for floor division",
-                    self.text,
-                    a.col,
-                )
+                raise ParseError(_RATIO_MESSAGE, self.text, a.col)
         try:
             return fn(*args)
         except IndexAlgError as err:
@@ -206,147 +250,221 @@ class _Parser:
 
     def integer_value(self, v: Expr | _Ratio) -> Expr:
         if isinstance(v, _Ratio):
-            raise ParseError(
-                "true division '/' is only read inside floor(a/b) or ceiling(a/b); "
-                "use // for floor division",
-                self.text,
-                v.col,
-            )
+            raise ParseError(_RATIO_MESSAGE, self.text, v.col)
         return v
 
-    # --- grammar -----------------------------------------------------------------------
+    def finish(self, v: Expr | _Ratio | _Chain) -> Expr | _Ratio:
+        """A finished operand: a chain becomes its canonical node."""
+        if not isinstance(v, _Chain):
+            return v
+        # Every item was checked when it joined the chain, so building cannot fail.
+        if v.op == "+":
+            return add(*v.items)
+        if v.op == "*":
+            return mul(*v.items)
+        if v.op == "and":
+            return And.make(*v.items)
+        return Or.make(*v.items)
+
+    def chain_item(self, tok: _Token, op: str, v: Expr | _Ratio) -> Expr:
+        """``v`` checked as an operand of the chain operator ``op`` (errors at ``tok``)."""
+        if isinstance(v, _Ratio):
+            raise ParseError(_RATIO_MESSAGE, self.text, v.col)
+        if op in ("+", "*"):
+            if v.is_bool:
+                self.build(tok, add if op == "+" else mul, v)  # raises the operand error
+            return v
+        if not v.is_bool:
+            self.build(tok, And.make if op == "and" else Or.make, v)
+        return v
+
+    # --- reduction ---------------------------------------------------------------------
+
+    def reduce(self) -> None:
+        """Apply the operator on top of the stack to its operands."""
+        tok, _, prefix = self.ops.pop()
+        op = tok.text
+        if prefix:
+            v = self.finish(self.vals.pop())
+            if op == "not":
+                self.vals.append(self.build(tok, Not.make, v))
+            elif op == "-":
+                self.vals.append(self.build(tok, _negate, v))
+            else:
+                self.vals.append(self.build(tok, _identity, v))
+            return
+        right = self.finish(self.vals.pop())
+        left = self.vals.pop()
+        if op in ("+", "-", "*", "and", "or"):
+            kind = "+" if op == "-" else op
+            if op == "-":
+                right = self.build(tok, _negate, right)
+            item = self.chain_item(tok, kind, right)
+            if isinstance(left, _Chain) and left.op == kind:
+                left.items.append(item)
+                self.vals.append(left)
+                return
+            chain = _Chain(kind, self.chain_item(tok, kind, self.finish(left)))
+            chain.items.append(item)
+            self.vals.append(chain)
+            return
+        lhs = self.finish(left)
+        if op == "//":
+            self.vals.append(self.build(tok, FloorDiv.make, lhs, right))
+        elif op == "%":
+            self.vals.append(self.build(tok, _mod_or_modular_indexing, lhs, right))
+        elif op == "/":
+            num = self.integer_value(lhs)
+            self.vals.append(_Ratio(num, self.integer_value(right), tok.col))
+        else:
+            self.vals.append(self.build(tok, _COMPARE[op], lhs, right))
+
+    def reduce_frame(self) -> Expr | _Ratio:
+        """Reduce every operator of the innermost open frame (or of the whole input)."""
+        base = self.frames[-1].ops_base if self.frames else 0
+        while len(self.ops) > base:
+            self.reduce()
+        return self.finish(self.vals.pop())
+
+    # --- the loop ----------------------------------------------------------------------
 
     def parse(self) -> Expr:
         if self.tok.kind == "end":
             raise self.error("empty expression")
-        e = self.integer_value(self.disj())
-        if self.tok.kind != "end":
-            raise self.error(f"unexpected {self.tok.text!r} after a complete expression")
-        return e
+        while True:
+            self.operand()
+            if self.operator():
+                break
+        if len(self.vals) != 1:  # pragma: no cover - the loop leaves exactly one value
+            raise self.error("internal parser error")
+        return self.integer_value(self.finish(self.vals[0]))
 
-    def disj(self) -> Expr | _Ratio:
-        left = self.conj()
-        while self.tok.kind == "kw" and self.tok.text == "or":
+    def operand(self) -> None:
+        """Read prefix operators and one atom (opening frames as needed) into the stacks."""
+        while True:
             t = self.tok
-            self.i += 1
-            left = self.build(t, Or.make, left, self.conj())
-        return left
-
-    def conj(self) -> Expr | _Ratio:
-        left = self.neg()
-        while self.tok.kind == "kw" and self.tok.text == "and":
-            t = self.tok
-            self.i += 1
-            left = self.build(t, And.make, left, self.neg())
-        return left
-
-    def neg(self) -> Expr | _Ratio:
-        if self.tok.kind == "kw" and self.tok.text == "not":
-            t = self.tok
-            self.i += 1
-            return self.build(t, Not.make, self.neg())
-        return self.cmp()
-
-    def cmp(self) -> Expr | _Ratio:
-        left = self.sum()
-        t = self.tok
-        if t.kind == "op" and t.text in _COMPARE:
-            self.i += 1
-            right = self.sum()
-            nxt = self.tok
-            if nxt.kind == "op" and nxt.text in _COMPARE:
-                raise self.error("chained comparisons are not supported; use And(a < b, b < c)")
-            return self.build(t, _COMPARE[t.text], left, right)
-        return left
-
-    def sum(self) -> Expr | _Ratio:
-        left = self.product()
-        while self.tok.kind == "op" and self.tok.text in ("+", "-"):
-            t = self.tok
-            self.i += 1
-            right = self.product()
-            if t.text == "+":
-                left = self.build(t, add, left, right)
-            else:
-                left = self.build(t, lambda a, b: add(a, mul(-1, b)), left, right)
-        return left
-
-    def product(self) -> Expr | _Ratio:
-        left: Expr | _Ratio = self.unary()
-        while self.tok.kind == "op" and self.tok.text in ("*", "//", "%", "/"):
-            t = self.tok
-            self.i += 1
-            right = self.unary()
-            if t.text == "*":
-                left = self.build(t, mul, left, right)
-            elif t.text == "//":
-                left = self.build(t, FloorDiv.make, left, right)
-            elif t.text == "%":
-                left = self.build(t, _mod_or_modular_indexing, left, right)
-            else:
-                num = self.integer_value(left)
-                left = _Ratio(num, self.integer_value(right), t.col)
-        return left
-
-    def unary(self) -> Expr | _Ratio:
-        t = self.tok
-        if t.kind == "op" and t.text in ("-", "+"):
-            self.i += 1
-            operand = self.unary()
-            if t.text == "+":
-                return self.build(t, _identity, operand)
-            return self.build(t, lambda a: mul(-1, a), operand)
-        return self.power()
-
-    def power(self) -> Expr | _Ratio:
-        base = self.atom()
-        t = self.tok
-        if t.kind == "op" and t.text == "**":
-            self.i += 1
-            exp_tok = self.tok
-            if exp_tok.kind != "int":
-                raise self.error("the exponent of ** must be a non-negative integer literal")
-            self.i += 1
-            n = int(exp_tok.text)
-            if n > 64:
-                raise self.error("exponent too large (at most 64)", exp_tok)
-            b = self.integer_value(base)
-            return self.build(t, lambda x: mul(*([x] * n)) if n else integer(1), b)
-        return base
-
-    def atom(self) -> Expr | _Ratio:
-        t = self.tok
-        if t.kind == "int":
-            self.i += 1
-            return integer(int(t.text))
-        if t.kind == "kw" and t.text in ("True", "False"):
-            self.i += 1
-            return true if t.text == "True" else false
-        if t.kind == "op" and t.text == "(":
-            self.i += 1
-            inner = self.disj()
-            self.expect(")")
-            return inner
-        if t.kind == "name":
-            self.i += 1
-            if self.tok.kind == "op" and self.tok.text == "(":
-                return self.call(t)
-            return symbols(t.text)[0]
-        if t.kind == "end":
-            raise self.error("unexpected end of input")
-        raise self.error(f"unexpected {t.text!r}")
-
-    def call(self, name: _Token) -> Expr:
-        open_tok = self.expect("(")
-        args: list[Expr | _Ratio] = []
-        if not (self.tok.kind == "op" and self.tok.text == ")"):
-            args.append(self.disj())
-            while self.tok.kind == "op" and self.tok.text == ",":
+            if t.kind == "op" and t.text in ("-", "+"):
                 self.i += 1
-                args.append(self.disj())
-        if self.tok.kind == "end":
-            raise self.error(f"unclosed '(' opened at column {open_tok.col}")
-        self.expect(")")
+                self.ops.append((t, _UNARY, True))
+                continue
+            if t.kind == "kw" and t.text == "not":
+                if self.ops and self.ops[-1][1] > _NOT and self.ops_in_frame():
+                    raise self.error("unexpected 'not'")
+                self.i += 1
+                self.ops.append((t, _NOT, True))
+                continue
+            if t.kind == "int":
+                self.i += 1
+                self.vals.append(integer(int_from_digits(t.text)))
+            elif t.kind == "kw" and t.text in ("True", "False"):
+                self.i += 1
+                self.vals.append(true if t.text == "True" else false)
+            elif (
+                t.kind == "name"
+                and self.tokens[self.i + 1].text == "("
+                and (self.tokens[self.i + 1].kind == "op")
+            ):
+                self.i += 2
+                self.open_frame(self.tokens[self.i - 1], t)
+                if self.tok.kind == "op" and self.tok.text == ")":
+                    self.close_frame()  # an empty argument list
+                    self.power()
+                    return
+                continue
+            elif t.kind == "name":
+                self.i += 1
+                self.vals.append(symbols(t.text)[0])
+            elif t.kind == "op" and t.text == "(":
+                self.i += 1
+                self.open_frame(t, None)
+                continue
+            elif t.kind == "end":
+                raise self.error("unexpected end of input")
+            else:
+                raise self.error(f"unexpected {t.text!r}")
+            self.power()
+            return
+
+    def ops_in_frame(self) -> bool:
+        base = self.frames[-1].ops_base if self.frames else 0
+        return len(self.ops) > base
+
+    def open_frame(self, open_tok: _Token, name: _Token | None) -> None:
+        self.frames.append(_Frame(open_tok, name, len(self.ops), len(self.vals)))
+
+    def power(self) -> None:
+        """``atom ** INT`` right after an atom (``**`` binds tighter than unary minus)."""
+        t = self.tok
+        if not (t.kind == "op" and t.text == "**"):
+            return
+        self.i += 1
+        exp_tok = self.tok
+        if exp_tok.kind != "int":
+            raise self.error("the exponent of ** must be a non-negative integer literal")
+        self.i += 1
+        if len(exp_tok.text.lstrip("0")) > 2 or int(exp_tok.text) > 64:
+            raise self.error("exponent too large (at most 64)", exp_tok)
+        n = int(exp_tok.text)
+        b = self.integer_value(self.vals.pop())  # type: ignore[arg-type]
+        self.vals.append(self.build(t, lambda x: mul(*([x] * n)) if n else integer(1), b))
+
+    def operator(self) -> bool:
+        """Read what follows an operand: a binary operator (True: go on reading operands
+        is False), a closing parenthesis or comma, or the end (returns True)."""
+        while True:
+            t = self.tok
+            if t.kind in ("op", "kw") and t.text in _BINARY_PREC:
+                prec = _BINARY_PREC[t.text]
+                base = self.frames[-1].ops_base if self.frames else 0
+                while len(self.ops) > base and self.ops[-1][1] >= prec:
+                    top = self.ops[-1][0]
+                    if prec == _CMP and self.ops[-1][1] == _CMP and not self.ops[-1][2]:
+                        raise self.error(
+                            "chained comparisons are not supported; use And(a < b, b < c)"
+                        )
+                    del top
+                    self.reduce()
+                self.i += 1
+                self.ops.append((t, prec, False))
+                return False
+            if t.kind == "op" and t.text == ")" and self.frames:
+                self.vals.append(self.reduce_frame())
+                self.i += 1
+                self.close_frame()
+                self.power()
+                continue
+            if t.kind == "op" and t.text == "," and self.frames and self.frames[-1].name:
+                self.frames[-1].args.append(self.reduce_frame())
+                self.i += 1
+                return False
+            if self.frames:
+                frame = self.frames[-1]
+                if t.kind == "end" and frame.name is not None:
+                    raise self.error(f"unclosed '(' opened at column {frame.open_tok.col}")
+                found = "end of input" if t.kind == "end" else repr(t.text)
+                raise self.error(f"expected ')', found {found}")
+            if t.kind == "end":
+                self.vals.append(self.reduce_frame())
+                return True
+            raise self.error(f"unexpected {t.text!r} after a complete expression")
+
+    def close_frame(self) -> None:
+        """Pop the innermost frame; its value (a group's, or the call's) is pushed."""
+        frame = self.frames.pop()
+        if frame.name is None:
+            return  # a parenthesised group: its value is already on the stack
+        if (
+            self.tok.kind == "op"
+            and self.tok.text == ")"
+            and not frame.args
+            and (len(self.vals) == frame.vals_base)
+        ):
+            self.i += 1  # the ')' of an empty argument list
+        else:
+            frame.args.append(self.vals.pop())  # type: ignore[arg-type]
+        self.vals.append(self.call(frame.name, frame.args))
+
+    def call(self, name: _Token, args: list[Expr | _Ratio]) -> Expr:
         fname = name.text
         if fname in ("floor", "ceiling", "ceil"):
             if len(args) != 1:
@@ -366,6 +484,10 @@ class _Parser:
         if arity < 0 and not args:
             raise self.error(f"{fname} takes at least 1 argument", name)
         return self.build(name, fn, *args)
+
+
+def _negate(a: Expr) -> Expr:
+    return mul(-1, a)
 
 
 def parse(text: str) -> Expr:

@@ -58,6 +58,7 @@ from indexalg.expr import (
 from indexalg.printing.common import (
     AND,
     ATOM,
+    HELPER_VALUES,
     NOT,
     OR,
     PROD,
@@ -187,8 +188,10 @@ def _modular_indexing(e: Expr, p: CodePrinter) -> Printed:
         # truncating operations are the floor ones.
         if unit:
             return native_division("%", a, m, p)
+        p.note(FloorDiv.make(a, d))
         return f"{p.wrap(a, PROD)} / {p.wrap(d, UNARY)} % {p.wrap(m, UNARY)}", PROD
     quotient = p.text(a) if unit else p.call("ia_floordiv", a, d)[0]
+    p.note(*HELPER_VALUES["ia_mod"](a if unit else FloorDiv.make(a, d), m))
     return f"ia_mod({quotient}, {p.text(m)})", ATOM
 
 

@@ -9,6 +9,7 @@ per node (shared subtrees print once) and puts parentheses where precedence requ
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 
 from indexalg.errors import InvalidOperationError
@@ -45,6 +46,9 @@ __all__ = [
     "NonNeg",
     "Printed",
     "syntactic_nonneg",
+    "computed_values",
+    "postorder",
+    "HELPER_VALUES",
 ]
 
 #: A predicate saying an expression is known to be non-negative (callers pass facts they
@@ -75,6 +79,17 @@ class CodePrinter:
         self._user = nonneg
         self._memo: dict[Expr, Printed] = {}
         self._sign_memo: dict[Expr, bool] = {}
+        #: When a dict, every integer value the printed code computes is noted in it (see
+        #: :func:`computed_values`): the printed nodes, partial sums and products, and the
+        #: values computed inside the helpers.
+        self.record: dict[Expr, None] | None = None
+
+    def note(self, *values: Expr) -> None:
+        """Note integer values the printed code computes (when recording)."""
+        if self.record is not None:
+            for v in values:
+                if not v.is_bool:
+                    self.record[v] = None
 
     # --- text ------------------------------------------------------------------------
 
@@ -90,6 +105,7 @@ class CodePrinter:
             )
         out = handler(e, self)
         self._memo[e] = out
+        self.note(e)
         return out
 
     def wrap(self, e: Expr, min_prec: int) -> str:
@@ -98,9 +114,27 @@ class CodePrinter:
         return text if prec >= min_prec else f"({text})"
 
     def text(self, e: Expr) -> str:
+        if e.depth > _PREFILL_DEPTH and e not in self._memo:
+            self._prefill(e)
         return self.print(e)[0]
 
+    def _prefill(self, e: Expr) -> None:
+        """Print (and sign) the subterms of a deep expression bottom-up, so that printing
+        ``e`` recurses only into memoised children: the stack stays shallow at any depth.
+        Best effort: a subterm that fails is printed again (and fails) if the real print
+        reaches it."""
+        for node in postorder(e):
+            if node.depth % _PREFILL_STEP:
+                continue
+            with contextlib.suppress(InvalidOperationError):
+                if not node.is_bool:
+                    self.nonneg(node)
+                self.print(node)
+
     def call(self, name: str, *args: Expr) -> Printed:
+        helper = HELPER_VALUES.get(name)
+        if helper is not None and self.record is not None:
+            self.note(*helper(*args))
         return f"{name}({', '.join(self.text(a) for a in args)})", ATOM
 
     # --- sign facts --------------------------------------------------------------------
@@ -125,6 +159,91 @@ class CodePrinter:
     def native_division_ok(self, a: Expr, b: Expr) -> bool:
         """Truncating ``a / b`` and ``a % b`` equal the floor ones: a >= 0 and b >= 1."""
         return self.nonneg(a) and self.positive(b)
+
+
+#: Deeper expressions are printed bottom-up (:meth:`CodePrinter._prefill`), every
+#: ``_PREFILL_STEP`` levels, so no print recurses more than that many levels.
+_PREFILL_DEPTH = 24
+_PREFILL_STEP = 8
+
+
+def _helper_floordiv(a: Expr, b: Expr) -> list[Expr]:
+    # q = a / b (truncated: between the floor and the ceiling), then q - 1.
+    if type(b) is Integer and b.payload == 0:
+        return []
+    q = FloorDiv.make(a, b)
+    return [q, CeilDiv.make(a, b), add(q, -1)]
+
+
+def _helper_mod(a: Expr, b: Expr) -> list[Expr]:
+    # q and r = a % b truncated (|r| < |b|), then r + b, computed in every lane by
+    # tl.where: |r + b| < |2*b|.
+    if type(b) is Integer and b.payload == 0:
+        return []
+    return [FloorDiv.make(a, b), CeilDiv.make(a, b), mul(2, b)]
+
+
+def _helper_ceildiv(a: Expr, b: Expr) -> list[Expr]:
+    # q = a / b truncated, then q + 1 (at most the ceiling plus one).
+    if type(b) is Integer and b.payload == 0:
+        return []
+    c = CeilDiv.make(a, b)
+    return [FloorDiv.make(a, b), c, add(c, 1)]
+
+
+#: The values each floor-semantics helper of the C and Triton preambles computes besides
+#: its arguments and result, as expressions whose ranges bound them (for
+#: :func:`computed_values`).
+HELPER_VALUES: dict[str, Callable[..., list[Expr]]] = {
+    "ia_floordiv": _helper_floordiv,
+    "ia_mod": _helper_mod,
+    "ia_ceildiv": _helper_ceildiv,
+}
+
+
+def _always(e: Expr) -> bool:
+    return True
+
+
+def computed_values(e: Expr, table: Mapping[type[Expr], Handler], target: str) -> list[Expr]:
+    """Every integer value the code that ``table``'s printer emits for ``e`` computes,
+    as expressions, in a deterministic order: the printed subterms (including rewritten
+    ones, such as ``a + (c - 1)`` for a native ceiling division), the partial sums and
+    products in printed order, and the values inside the floor-semantics helpers.
+
+    Which lowering a printer picks depends on its non-negativity facts, which the caller
+    of the printer supplies; the values of both extremes (no facts beyond the syntactic
+    ones, and every native lowering) are returned, which covers every choice in between:
+    each node's choice changes only the values of that node's own lowering.
+    """
+    out: dict[Expr, None] = {}
+    for nonneg in (None, _always):
+        p = CodePrinter(table, nonneg, target)
+        p.record = out
+        # unprintable (a literal beyond int64, a reserved name): no code at all
+        with contextlib.suppress(InvalidOperationError):
+            p.text(e)
+    return list(out)
+
+
+def postorder(e: Expr) -> list[Expr]:
+    """The nodes of ``e``, children before parents, shared subtrees once (no recursion)."""
+    out: list[Expr] = []
+    seen: set[Expr] = set()
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            out.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for a in reversed(node.args):
+            if a not in seen:
+                stack.append((a, False))
+    return out
 
 
 def _structural_nonneg(e: Expr, nonneg: NonNeg) -> bool:
@@ -199,6 +318,13 @@ def print_product(coeff: int, factors: tuple[Expr, ...], p: CodePrinter, lit: st
     than unary is parenthesised (so ``2*(x // 3)``, never ``2*x // 3``)."""
     if coeff == 1 and len(factors) == 1:
         return p.print(factors[0])
+    if p.record is not None:
+        # the running products c*f1, c*f1*f2, ... (printed left to right)
+        acc = factors[0] if coeff == 1 else mul(coeff, factors[0])
+        p.note(acc)
+        for f in factors[1:]:
+            acc = mul(acc, f)
+            p.note(acc)
     body = "*".join(p.wrap(f, UNARY) for f in factors)
     if coeff == 1:
         return body, PROD
@@ -214,6 +340,11 @@ def print_mul(e: Expr, p: CodePrinter, literal: Callable[[int], str]) -> Printed
 def print_add(e: Expr, p: CodePrinter, literal: Callable[[int], str]) -> Printed:
     """``t1 + t2 - t3 + c``; a term with a negative coefficient prints after ``-`` with the
     coefficient negated, so no text ever holds ``- -``."""
+    if p.record is not None and len(e.args) > 1:
+        acc = e.args[0]
+        for t in e.args[1:]:  # the running sums, in printed order
+            acc = add(acc, t)
+            p.note(acc)
     parts: list[str] = []
     for i, t in enumerate(e.args):
         coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
@@ -276,9 +407,10 @@ def wild_handler(target: str) -> Handler:
     return handler
 
 
-
 def native_division(op: str, a: Expr, b: Expr, p: CodePrinter) -> Printed:
     """``a op b`` with the target's native (truncating) operator."""
+    if p.record is not None and not (type(b) is Integer and b.payload == 0):
+        p.note(FloorDiv.make(a, b))  # the quotient (also computed by a native %)
     return f"{p.wrap(a, PROD)} {op} {p.wrap(b, UNARY)}", PROD
 
 

@@ -63,6 +63,7 @@ from indexalg.printing.common import (
     ATOM,
     BAND,
     BOR,
+    HELPER_VALUES,
     PROD,
     UNARY,
     CodePrinter,
@@ -157,11 +158,17 @@ def _modular_indexing(e: Expr, p: CodePrinter) -> Printed:
         quotient, quotient_nonneg = native_division("//", a, d, p), True
     else:
         quotient, quotient_nonneg = p.call("ia_floordiv", a, d), False
+    quotient_value = a if type(d) is Integer and d.payload == 1 else FloorDiv.make(a, d)
+    p.note(quotient_value)
     if p.positive(m):
         if quotient_nonneg:
             text = quotient[0] if quotient[1] >= PROD else f"({quotient[0]})"
+            p.note(FloorDiv.make(quotient_value, m))
             return f"{text} % {p.wrap(m, UNARY)}", PROD
+        p.note(*HELPER_VALUES["ia_mod"](quotient_value, m))
         return f"ia_mod({quotient[0]}, {p.text(m)})", ATOM
+    m1 = Max.make(m, 1)
+    p.note(m1, *HELPER_VALUES["ia_mod"](quotient_value, m1))
     return f"ia_mod({quotient[0]}, tl.maximum({p.text(m)}, 1))", ATOM
 
 
