@@ -346,6 +346,8 @@ class _Block:
         if kind == "tensor_descriptor":
             perm = sorted(perm, key=lambda i: _stride_key(kept[i][0].stride), reverse=True)
             why = _descriptor_obstacle([kept[i] for i in perm], self.base, size, requirements)
+            if access.dtype == "bool":  # Triton's descriptors have no 1-bit element type
+                why = "bool elements (Triton's descriptors take no i1 blocks)"
             if why is not None:
                 reasons.append(f"tensor_descriptor: {why}")
                 return None

@@ -36,7 +36,15 @@ from dataclasses import dataclass, field, replace
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, Integer, Symbol, integer
 from indexalg_triton.access import Access, AccessPlan, plan_access
-from indexalg_triton.spec import MULTI_OUTPUT, REDUCTIONS, KernelSpec, Op, Operand, is_float
+from indexalg_triton.spec import (
+    FLOAT_MATH,
+    MULTI_OUTPUT,
+    REDUCTIONS,
+    KernelSpec,
+    Op,
+    Operand,
+    is_float,
+)
 from indexalg_triton.tiling import Tiling, choose_tiling, make_tiling
 
 __all__ = [
@@ -60,7 +68,13 @@ _BINARY = {
     "gt": ">", "ge": ">=",
 }
 _FLOAT_ARITH = frozenset({"add", "sub", "mul", "truediv", "neg", "exp", "abs", "maximum",
-                          "minimum"})
+                          "minimum", *FLOAT_MATH})
+#: Unary float math with a ``tl`` builtin (not a ``@triton.jit`` function of the standard
+#: library, which the interpreter cannot call when triton was imported before
+#: ``TRITON_INTERPRET`` was set: ``tl.sigmoid`` is one, so sigmoid is written out).
+_TL_MATH = {"exp": "tl.exp", "abs": "tl.abs", "erf": "tl.erf", "rsqrt": "tl.rsqrt",
+            "sqrt": "tl.sqrt", "log": "tl.log", "sin": "tl.sin", "cos": "tl.cos",
+            "floor": "tl.floor"}
 
 
 # --- configs ----------------------------------------------------------------------------
@@ -272,6 +286,8 @@ class _Gen:
         self.axes_of: dict[str, frozenset[int]] = {}
         self.index_dtype = "int32"
         self.part = False
+        self.helpers: dict[str, str] = {}  # helper name -> source, in first-use order
+        self.guard_flat: dict[str, Expr] = {}  # guarded load -> its guard over the tile axes
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -302,7 +318,7 @@ class _Gen:
         from indexalg.printing.triton import TRITON_PREAMBLE
 
         body = "\n".join(self.lines)
-        helpers = _COMBINE if self.spec.is_reduction else ""
+        helpers = (_COMBINE if self.spec.is_reduction else "") + "".join(self.helpers.values())
         source = f"{TRITON_PREAMBLE}{helpers}\n\n{body}\n"
         return KernelSource(self.spec, self.cfg, source, self.spec.name, grid, dtype, reason,
                             tuple(self.kinds_used), tiling, tuple(self.asserts), f"{body}\n")
@@ -393,10 +409,15 @@ class _Gen:
             text = f"{args[0]} {_BINARY[k]} {args[1]}"
         elif k == "neg":
             text = f"-{args[0]}"
-        elif k == "exp":
-            text = f"tl.exp({args[0]})"
-        elif k == "abs":
-            text = f"tl.abs({args[0]})"
+        elif k in _TL_MATH:
+            text = f"{_TL_MATH[k]}({args[0]})"
+        elif k == "sigmoid":
+            text = f"1.0 / (1.0 + tl.exp(-{args[0]}))"
+        elif k == "tanh":
+            self.helpers.setdefault("ia_tanh", _TANH)
+            text = f"ia_tanh({args[0]})"
+        elif k == "not":
+            text = f"~{args[0]}"
         elif k in ("maximum", "minimum"):
             text = f"tl.{k}({args[0]}, {args[1]})"
         elif k == "where":
@@ -462,8 +483,8 @@ class _Gen:
         blocks = {f"{n.upper()}BLOCK": self.cfg.block(f"{n.upper()}BLOCK") for n in names}
         tiling = make_tiling(list(spec.loops), [list(g) for g in groups], blocks)
         accesses, owners = _accesses(spec)
-        plans = [_no_unit_block_pointer(a, plan_access(a, tiling, allow=self.allow), tiling)
-                 for a in accesses]
+        plans = [_no_unit_block_pointer(a, plan_access(a, tiling, allow=self._allow_for(ow)),
+                                        tiling) for a, ow in zip(accesses, owners)]
         numels = [_const(ax.numel) for ax in tiling.axes]
         bl = [blocks[f"{n.upper()}BLOCK"] for n in names]
         progs = [-(-n // b) for n, b in zip(numels, bl)]
@@ -486,6 +507,8 @@ class _Gen:
             ind_flat[o.name] = simplify(o.index.subs(subst), simp_r)  # type: ignore[arg-type]
             if not o.index.is_bool:
                 exprs += [o.index, ind_flat[o.name]]
+        self.guard_flat = {o.name: simplify(o.guard.subs(subst), simp_r)  # type: ignore[arg-type]
+                           for o in spec.ops if o.guard is not None}
         dtype, reason = self._decide_dtype(
             exprs, {**loop_r, **ranges, **vranges}, [*padded, math.prod(padded)])
         self.index_dtype = dtype
@@ -531,7 +554,10 @@ class _Gen:
                     f"{n}mask" for n in names if f"{n}mask" in masks
                     and Symbol(f"{n}index") in flat.free_symbols) or all_mask
                 self.emit(f"# load {o.buffer}[{o.index}]: pointer (indirect)", depth)
-                m = f", {mask}" if mask else ""
+                if o.guard is not None:
+                    g = self._print(self.guard_flat[o.name], print_r)
+                    mask = f"{mask} & ({g})" if mask else f"({g})"
+                m = f", {mask}, other=0" if o.guard is not None else (f", {mask}" if mask else "")
                 cast = self._load_cast(o.name, o.dtype)
                 self.emit(f"{o.name} = tl.load({o.buffer} + ({self._print(flat, print_r)}){m})"
                           f"{cast}", depth)
@@ -552,6 +578,11 @@ class _Gen:
             self._store(st, plan_of[id(st)], tile, print_r, names, all_mask)
         grid = math.prod(progs)
         return self._finish(grid, dtype, reason, tiling.describe())
+
+    def _allow_for(self, owner: object) -> tuple[str, ...]:
+        """Structured kinds allowed for one access: none for a guarded load (its guard is a
+        mask a descriptor or block pointer cannot apply)."""
+        return () if isinstance(owner, Op) and owner.guard is not None else self.allow
 
     def _fit_int32(self, a: Access, p: AccessPlan, tiling: Tiling) -> AccessPlan:
         """A structured plan in an int64 kernel stays only if its coordinates fit int32."""
@@ -584,8 +615,16 @@ class _Gen:
         self.kinds_used.append(p.kind)
         cast = self._load_cast(o.name, o.dtype)
         if p.kind == "pointer":
-            m = f", {' & '.join(p.mask)}" if p.mask else ""
+            masks = list(p.mask)
             spread = _spread(p, tile, names)
+            if o.guard is not None:
+                gflat = self.guard_flat[o.name]
+                masks.append(f"({self._print(gflat, ranges)})")
+                if not _axes_in(gflat, names) <= _axes_in(p.flat_index, names):
+                    spread = f" + tl.full([{', '.join(tile)}], 0, tl.int32)"
+            m = f", {' & '.join(masks)}" if masks else ""
+            if o.guard is not None:
+                m += ", other=0"
             self.emit(f"{o.name} = tl.load({o.buffer} + ({self._print(p.flat_index, ranges)})"
                       f"{spread}{m}){cast}", d)
             self.axes_of[o.name] = frozenset(range(len(tile))) if spread \
@@ -696,6 +735,8 @@ class _Gen:
         for st in spec.stores:
             flat[id(st)] = simplify(st.index.subs(subst), simp_r)  # type: ignore[arg-type]
             exprs += [st.index, flat[id(st)]]
+        self.guard_flat = {o.name: simplify(o.guard.subs(subst), simp_r)  # type: ignore[arg-type]
+                           for o in spec.ops if o.guard is not None}
         loop_r = {n: (0, s - 1) for n, s in [*spec.loops, spec.reduction]}
         dtype, reason = self._decide_dtype(exprs, {**loop_r, **ranges, **vranges},
                                            [progs * xb, rpad, progs * xb * rpad])
@@ -756,6 +797,9 @@ class _RedEnv:
         if o.kind == "load":
             f = self.flat[id(o)]
             mask = self.inner_mask if o.name in self.inner else self.outer_mask
+            if o.guard is not None:
+                gtext = f"({g._print(g.guard_flat[o.name], self.ranges)})"
+                mask = f"{mask} & {gtext}" if mask else gtext
             m = f", {mask}, other=0" if mask else ""
             g.emit(f"# load {o.buffer}[{o.index}]: pointer", depth)
             g.kinds_used.append("pointer")
@@ -817,7 +861,12 @@ class _RedEnv:
         g.kinds_used.append("pointer")
         val = g._store_cast(st.value, buf.dtype)
         m = f", {mask}" if mask else ""
-        g.emit(f"tl.store({st.buffer} + ({g._print(f, self.ranges)}), {val}{m})", depth)
+        inner = st.value in self.inner
+        syms = {s.payload for s in f.free_symbols}
+        spread = ""  # an index missing a tile axis (a scalar result) needs the value's shape
+        if "xindex" not in syms or (inner and "rindex" not in syms):
+            spread = f" + tl.full([XBLOCK, {'RBLOCK' if inner else 1}], 0, tl.int32)"
+        g.emit(f"tl.store({st.buffer} + ({g._print(f, self.ranges)}){spread}, {val}{m})", depth)
 
     def _deps(self, names: Sequence[str], expand: str | None = None) -> list[Op]:
         """The ops needed to compute ``names``, in spec order; a reduction's operands are
@@ -949,6 +998,23 @@ def ia_sum_combine(a, b):
 @triton.jit
 def ia_max_combine(a, b):
     return tl.maximum(a, b)
+'''
+
+
+#: tanh without libdevice (which the interpreter lacks): (1 - e) / (1 + e) with
+#: e = exp(-2|x|), odd; below |x| = 0.05 its cancellation would cost digits, so the Taylor
+#: series x - x^3/3 + 2x^5/15 - 17x^7/315 (truncation < 1e-9 relative there).
+_TANH = '''
+
+@triton.jit
+def ia_tanh(x):
+    a = tl.abs(x)
+    e = tl.exp(-2.0 * a)
+    t = (1.0 - e) / (1.0 + e)
+    x2 = x * x
+    small = x * (1.0 + x2 * (-0.3333333333333333 + x2 * (0.13333333333333333
+                                                        - x2 * 0.05396825396825397)))
+    return tl.where(a < 0.05, small, tl.where(x < 0, -t, t))
 '''
 
 

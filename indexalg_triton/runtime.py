@@ -18,8 +18,9 @@
 * :func:`autotune` -- times every config of :func:`~indexalg_triton.codegen.default_configs`
   with ``triton.testing.do_bench`` (median) and keeps the fastest (cached per spec).
 
-Tolerances (:func:`compare`): integer and bool outputs exact; float32 relative error at most
-1e-5 per element for pointwise kernels and 1e-4 of the largest magnitude for reductions,
+Tolerances (:func:`compare`): integer and bool outputs exact; float32 within, per element,
+1e-5 of the float64 result plus twice eager's own float32 error plus 1e-6 of the largest
+magnitude for pointwise kernels, and 1e-4 of the largest magnitude for reductions,
 against eager on float64 copies of the inputs; bfloat16/float16 outputs within one unit in
 the last place of that float64 result as torch rounds it to the output dtype.  Any
 unwritten (still poisoned) element fails.
@@ -224,9 +225,18 @@ def compare(out: Any, ref64: Any, eager: Any, *, reduction: bool) -> Comparison:
         tol = 1e-4
         what = "of the largest magnitude"
     else:
-        err = float((diff / r.abs().clamp_min(1e-30)).max()) if r.numel() else 0.0
-        tol = 1e-5
-        what = "per element"
+        # 1e-5 of each element, widened by eager's own float32 error (a chain of float32
+        # ops rounds at every step: near a cancellation both eager and the kernel are far
+        # from float64 in relative terms) and by 1e-6 of the largest magnitude
+        if not r.numel():
+            return Comparison(True, 0.0, 1.0, "empty")
+        e = eager.double()
+        scale = float(r.abs().max())
+        allowed = 1e-5 * r.abs() + 2 * (e - r).abs() + 1e-6 * scale
+        err = float((diff / allowed.clamp_min(1e-300)).max())
+        return Comparison(err <= 1.0, err, 1.0,
+                          f"error {err:.3g} of the allowed (1e-5 per element + eager's own "
+                          "error + 1e-6 of the largest magnitude)")
     return Comparison(err <= tol, err, tol, f"relative error {err:.3g} {what} (<= {tol:g})")
 
 

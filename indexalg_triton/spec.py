@@ -11,6 +11,9 @@ A :class:`KernelSpec` holds
 
   - ``load``: ``buffer[index]``, ``index`` an integer expression over the loop variables; an
     *indirect* load's index also mentions earlier integer values by name (``x[tmp1*64 + x0]``);
+    a *guarded* load has a ``guard``, a claim over the loop variables: the element is read
+    only where it holds (0 elsewhere), so its index may leave the buffer there (the pieces
+    of a ``cat``, the border of a pad);
   - ``index``: the value of an index expression (an integer, or a claim -> bool) over the loops;
   - ``check``: the assertion ``0 <= value < size`` for a value used as an indirect index (the
     code generator asks :func:`indexalg.decisions.bounds_checks` which sides need code);
@@ -45,11 +48,12 @@ from dataclasses import dataclass
 from typing import Union
 
 from indexalg.errors import ExprTypeError, InvalidOperationError
-from indexalg.expr import Expr, Integer, Symbol, as_expr
+from indexalg.expr import BoolConst, Expr, Integer, Symbol, as_expr
 from indexalg_triton.layout import View, dtype_bytes
 
 __all__ = [
     "ELEMENTWISE",
+    "FLOAT_MATH",
     "MULTI_OUTPUT",
     "REDUCTIONS",
     "Buffer",
@@ -73,7 +77,12 @@ ELEMENTWISE: dict[str, int] = {
     "and": 2, "or": 2, "xor": 2, "lshift": 2, "rshift": 2,
     "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
     "where": 3, "cast": 1,
+    "sigmoid": 1, "tanh": 1, "erf": 1, "rsqrt": 1, "sqrt": 1, "log": 1, "sin": 1, "cos": 1,
+    "floor": 1, "not": 1,
 }
+#: Elementwise kinds computed in floating point (a float result; 16-bit floats in float32).
+FLOAT_MATH = frozenset({"sigmoid", "tanh", "erf", "rsqrt", "sqrt", "log", "sin", "cos",
+                        "floor"})
 _COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 _INTEGER_ONLY = frozenset({"and", "or", "xor", "lshift", "rshift"})
 #: Reduction kinds.
@@ -141,6 +150,7 @@ class Op:
     index: Expr | None = None
     size: int | None = None
     results: tuple[str, ...] = ()
+    guard: Expr | None = None
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -232,6 +242,8 @@ class KernelSpec:
             if o.reduces:
                 continue
             syms = o.index.free_symbols if o.index is not None else ()
+            if o.guard is not None:
+                syms = (*syms, *o.guard.free_symbols)
             if (r in syms or any(isinstance(a, str) and a in inner for a in o.args)
                     or any(s.payload in inner for s in syms)):
                 inner.add(o.name)
@@ -292,6 +304,14 @@ def _validate(spec: KernelSpec) -> None:
                 raise InvalidOperationError(f"load {o.name} names no buffer ({o.buffer!r})")
             if spec.buffer(o.buffer).output:
                 raise InvalidOperationError(f"load {o.name} reads the output {o.buffer}")
+            if o.guard is not None:
+                if not o.guard.is_bool:
+                    raise ExprTypeError(f"the guard of {o.name} is not a claim: {o.guard}")
+                if not {s.payload for s in o.guard.free_symbols} <= loop_syms:
+                    raise InvalidOperationError(
+                        f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
+        elif o.guard is not None:
+            raise InvalidOperationError(f"{o.kind} {o.name} has a guard (only loads do)")
         if o.kind in ("load", "index"):
             if o.index is None:
                 raise InvalidOperationError(f"{o.kind} {o.name} needs an index expression")
@@ -421,25 +441,34 @@ class SpecBuilder:
 
     def _emit(self, kind: str, args: tuple[Operand, ...], dtype: str, *,
               buffer: str | None = None, index: Expr | None = None,
-              size: int | None = None, suffixes: tuple[str, ...] = ()) -> str:
-        key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size)
+              size: int | None = None, suffixes: tuple[str, ...] = (),
+              guard: Expr | None = None) -> str:
+        key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size,
+               guard)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
         name = f"tmp{len(self._ops)}"
         results = tuple(f"{name}_{s}" for s in suffixes)
-        self._ops.append(Op(name, kind, args, dtype, buffer, index, size, results))
+        self._ops.append(Op(name, kind, args, dtype, buffer, index, size, results, guard))
         self._memo[key] = name
         for v in results or (name,):
             self._dtypes[v] = dtype
         return name
 
-    def load(self, buffer: str, index: Expr | str | int) -> str:
-        """``buffer[index]``; the index is simplified over the loop ranges."""
+    def load(self, buffer: str, index: Expr | str | int, *,
+             guard: Expr | str | None = None) -> str:
+        """``buffer[index]``; the index is simplified over the loop ranges.  With a ``guard``
+        (a claim over the loops) the element is read only where the guard holds, 0
+        elsewhere; a guard that simplifies to true is dropped."""
         buf = next((b for b in self._buffers if b.name == buffer), None)
         if buf is None:
             raise InvalidOperationError(f"load from unknown buffer {buffer!r}")
-        return self._emit("load", (), buf.dtype, buffer=buffer, index=self._index(index))
+        g = None if guard is None else self._index(guard)
+        if g is not None and type(g) is BoolConst and bool(g.payload):
+            g = None
+        return self._emit("load", (), buf.dtype, buffer=buffer, index=self._index(index),
+                          guard=g)
 
     def index(self, expr: Expr | str | int, dtype: str | None = None) -> str:
         """The value of an index expression (bool for a claim)."""
