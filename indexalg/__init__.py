@@ -64,6 +64,17 @@ def bounds(e: Expr | str, ranges: RangesLike = None, *, exact: bool = False) -> 
     return Analyzer(ranges).bounds(e, exact=exact)
 
 
+def clear_caches() -> None:
+    """Forget every memo the library keeps between calls (analysis contexts with their
+    interval and simplification tables, parsed range bounds).  Results do not change;
+    the next calls are cold.  The tables are bounded anyway; this returns their memory now."""
+    from indexalg.analysis.context import clear_contexts
+    from indexalg.ranges import clear_parsed_bounds
+
+    clear_contexts()
+    clear_parsed_bounds()
+
+
 def from_sympy(s: Any) -> Expr:
     """An indexalg expression from a sympy (or torch.utils._sympy) expression."""
     from indexalg.interop.sympy import from_sympy as _from
@@ -84,6 +95,7 @@ __all__ = [
     "Ranges",
     "as_ranges",
     "bounds",
+    "clear_caches",
     "from_sympy",
     "prove",
     "simplify",

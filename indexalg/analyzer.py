@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexalg.analysis.bounds import bounds_in
 from indexalg.analysis.context import Context, context_for
-from indexalg.analysis.refine import refine
+from indexalg.analysis.refine import refine, require_points
 from indexalg.errors import ExprTypeError, RangeError
 from indexalg.expr import Expr, Symbol, true
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
@@ -108,6 +108,8 @@ class Analyzer:
         x = _expr(e)
         if x.is_bool:
             raise ExprTypeError(f"bounds() takes an integer expression, got {x}")
+        self._ctx.trim()
+        require_points(x, self._ctx)
         if exact:
             from indexalg.prove import exact_bounds
 

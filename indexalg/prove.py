@@ -53,7 +53,7 @@ __all__ = [
     "in_ranges",
 ]
 
-Status = Literal["proved", "disproved", "unknown"]
+Status = Literal["proved", "disproved", "unknown", "vacuous"]
 
 #: The tiers, in the order they are tried.
 TIERS: tuple[str, ...] = ("interval", "congruence", "simplify", "z3")
@@ -105,7 +105,9 @@ STATS = ProverStats()
 class Proof:
     """The answer of :func:`prove`.
 
-    ``status``: ``"proved"``, ``"disproved"`` or ``"unknown"``; ``tier``: the tier that
+    ``status``: ``"proved"``, ``"disproved"``, ``"unknown"``, or ``"vacuous"`` when the
+    ranges admit no point at all (a symbol of the claim's domain has an empty range: the
+    claim holds trivially, which is almost always a mistake in the ranges); ``tier``: the tier that
     answered (``""`` when unknown); ``counterexample``: for a disproved claim, a point
     (symbol name -> value, sorted by name) inside the ranges where the claim is false;
     ``reason``: a short explanation for people.
@@ -322,6 +324,13 @@ def prove(
 
 
 def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
+    from indexalg.analysis.context import context_for
+    from indexalg.analysis.refine import empty_domain
+
+    empty = empty_domain(c, context_for(r))
+    if empty is not None:
+        return Proof("vacuous", c, r, tier="interval", rlimit=rlimit,
+                     reason=f"the ranges admit no point: {empty}")
     if type(c) is BoolConst:
         done = _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal")
         if done is not None:
@@ -446,8 +455,13 @@ def _z3_counterexample(c: Expr, r: Ranges, rlimit: int) -> dict[str, int] | None
 
 
 def _z3_prove(c: Expr, r: Ranges, rlimit: int) -> Proof:
-    status, point, why = _solve(_claim_query(c, r), rlimit)
+    q = _claim_query(c, r)
+    status, point, why = _solve(q, rlimit)
     if status == "unsat":
+        ranges_only = _Query(q.encoder, q.syms, q.constraints[:-1])
+        if _solve(ranges_only, rlimit)[0] == "unsat":
+            return Proof("vacuous", c, r, tier="z3", rlimit=rlimit,
+                         reason="z3: the ranges admit no point where the claim is defined")
         return Proof("proved", c, r, tier="z3", reason="z3: no counterexample exists",
                      rlimit=rlimit)
     if status == "sat" and point is not None:

@@ -86,6 +86,11 @@ def _spec_bound(b: Bound) -> int | str | None:
 _PARSED_BOUNDS: dict[str, Expr] = {}
 
 
+def clear_parsed_bounds() -> None:
+    """Forget the memo of range bounds given as text."""
+    _PARSED_BOUNDS.clear()
+
+
 def _bound_expr(v: object, what: str) -> Bound:
     if v is None:
         return None
@@ -163,7 +168,44 @@ def as_ranges(ranges: RangesLike) -> Ranges:
     for k, spec in ranges.items():
         sym = _symbol_key(k)
         out[sym] = _normalise_one(sym.payload, spec)
+    cycle = _find_cycle(out)
+    if cycle is not None:
+        path = " -> ".join(str(s) for s in cycle)
+        raise RangeError(f"the ranges refer to each other in a cycle: {path}")
     return Ranges(out)
+
+
+def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None:
+    """A cycle of symbols whose ranges are given through each other (``x`` in ``[0, y)``,
+    ``y`` in ``[0, x)``), as the path ``[x, y, x]``; None when there is none."""
+    deps: dict[Expr, list[Expr]] = {}
+    for sym, (lo, hi) in ranges.items():
+        found: set[Expr] = set()
+        for b in (lo, hi):
+            if b is not None:
+                found.update(s for s in b.symbol_set if s in ranges)
+        deps[sym] = sorted(found, key=lambda s: str(s.payload))
+    state: dict[Expr, int] = {}  # 1: on the current path, 2: done
+    for root in sorted(ranges, key=lambda s: str(s.payload)):
+        if state.get(root):
+            continue
+        path: list[Expr] = [root]
+        todo: list[list[Expr]] = [list(deps[root])]
+        state[root] = 1
+        while todo:  # an explicit stack: ranges can be long chains
+            if not todo[-1]:
+                state[path.pop()] = 2
+                todo.pop()
+                continue
+            nxt = todo[-1].pop()
+            st = state.get(nxt)
+            if st == 1:
+                return [*path[path.index(nxt):], nxt]
+            if st is None:
+                state[nxt] = 1
+                path.append(nxt)
+                todo.append(list(deps[nxt]))
+    return None
 
 
 _EMPTY = Ranges()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 from indexalg.analysis.context import Context, context_for, finite
 from indexalg.analysis.interval import interval
+from indexalg.analysis.refine import require_points
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.procedures import PROCEDURES, Procedure
@@ -305,6 +306,7 @@ def simplify(
     if not isinstance(e, Expr):
         raise ExprTypeError(f"simplify() takes an expression, got {type(e).__name__}")
     ctx = context_for(ranges)
+    require_points(e, ctx)
     record = stats or explain
     out, result = simplify_in(
         e, ctx, rules=rules, procedures=procedures, record=record, step_limit=step_limit

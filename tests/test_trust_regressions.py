@@ -115,3 +115,49 @@ def test_infinity_arithmetic() -> None:
     assert ipow((NEG_INF, 2), 3) == (NEG_INF, 8)
     with pytest.raises(ArithmeticError):
         INF + NEG_INF
+
+
+@pytest.mark.parametrize(
+    ("ranges", "cycle"),
+    [({"x": "x"}, "x -> x"), ({"x": "y", "y": "x"}, "x -> y -> x"),
+     ({"a": (0, "b"), "b": (0, "c + 1"), "c": "a"}, "a -> b -> c -> a")],
+)
+def test_cyclic_ranges_are_an_error_naming_the_cycle(ranges: ia.RangesLike, cycle: str) -> None:
+    with pytest.raises(ia.RangeError, match=f"cycle: {cycle}$"):
+        ia.as_ranges(ranges)
+    with pytest.raises(ia.RangeError):
+        ia.prove("x == 5", ranges)
+
+
+@pytest.mark.parametrize(
+    "ranges",
+    [{"x": "s0", "s0": (0, 0)}, {"x": "s0", "s0": (None, -1)}, {"x": (5, "y"), "y": (0, 3)}],
+)
+def test_empty_domains_are_reported_not_used(ranges: ia.RangesLike) -> None:
+    p = ia.prove("x == 5", ranges)
+    assert p.status == "vacuous"
+    assert "admit no point" in p.reason
+    with pytest.raises(ia.RangeError, match="the ranges admit no point: x in"):
+        ia.bounds("x", ranges)
+    with pytest.raises(ia.RangeError, match="the ranges admit no point"):
+        ia.simplify("x // s0 + x", ranges)
+
+
+def test_an_empty_range_outside_the_domain_is_ignored() -> None:
+    r = {"x": "s0", "s0": (0, 0)}
+    assert ia.prove("s0 >= 0", r).status == "proved"
+    assert ia.bounds("s0 + 1", r) == (1, 1)
+
+
+def test_z3_finds_a_vacuous_domain_the_analysis_misses() -> None:
+    pytest.importorskip("z3")
+    # x in [y, 2*y - 1 - y] = [y, y - 1]: empty, but only after the subtraction
+    r = {"x": ("y*y", "y*y - 1"), "y": (None, None)}
+    assert ia.prove("x < 0", r, tiers=("z3",)).status == "vacuous"
+
+
+def test_clear_caches_keeps_answers() -> None:
+    e = ia.parse("ModularIndexing(x + 7, 1, 8) + x // 8")
+    before = ia.simplify(e, {"x": 64})
+    ia.clear_caches()
+    assert ia.simplify(e, {"x": 64}) is before

@@ -9,12 +9,23 @@ cached on the interned node itself.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Union
 
 from indexalg.expr import Expr, Symbol
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
-__all__ = ["Context", "context_for", "Infinity", "Num", "INF", "NEG_INF", "finite"]
+__all__ = [
+    "Context",
+    "context_for",
+    "clear_contexts",
+    "MAX_CACHE_ENTRIES",
+    "Infinity",
+    "Num",
+    "INF",
+    "NEG_INF",
+    "finite",
+]
 
 
 
@@ -116,6 +127,7 @@ class Context:
         "_sym_num",
         "_busy",
         "_domains",
+        "_empty",
     )
 
     def __init__(self, ranges: Ranges) -> None:
@@ -146,6 +158,7 @@ class Context:
         self._busy: set[Expr] = set()
         self._bounded: frozenset[Expr] | None = None
         self._domains: dict[Expr, frozenset[Expr]] = {}
+        self._empty: frozenset[Expr] | None = None
 
     @property
     def bounded(self) -> frozenset[Expr]:
@@ -179,6 +192,13 @@ class Context:
             self._domains[e] = out
         return out
 
+    def empty_symbols(self, is_empty: Callable[[Expr], bool]) -> frozenset[Expr]:
+        """The ranged symbols whose ranges ``is_empty`` proves empty (computed once)."""
+        if self._empty is None:
+            self._empty = frozenset()  # while computing: no recursion through here
+            self._empty = frozenset(s for s in self.ranges if is_empty(s))
+        return self._empty
+
     def symbol_interval(self, sym: Expr) -> tuple[Num, Num]:
         """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""
         hit = self._sym_num.get(sym)
@@ -198,14 +218,38 @@ class Context:
         self._sym_num[sym] = (lo, hi)
         return lo, hi
 
+    def trim(self) -> None:
+        """Drop the memo tables once they pass :data:`MAX_CACHE_ENTRIES` (called between
+        top-level queries, never inside one: a query relies on its own entries)."""
+        if len(self.num_cache) > MAX_CACHE_ENTRIES:
+            from indexalg.analysis.interval import _WHERE_DEPTH
+
+            if _WHERE_DEPTH:  # inside a Where's analysis: its re-entrancy marks stay
+                return
+            self.num_cache.clear()
+        if len(self.simp_cache) > MAX_CACHE_ENTRIES:
+            self.simp_cache.clear()
+        if len(self._domains) >= _MAX_DOMAINS:
+            self._domains.clear()
+
     def narrowed(self, sym: Expr, lo: Expr | None, hi: Expr | None) -> Context:
         """A new context where ``sym`` has the given bounds (None keeps the old side)."""
         old_lo, old_hi = self.ranges.get_bounds(sym)
         return Context(self.ranges.with_bounds(sym, lo or old_lo, hi or old_hi))
 
 
+#: The most entries one context's memo tables hold between queries; with
+#: :data:`_MAX_CONTEXTS` contexts kept, this bounds the memory of the caches.
+MAX_CACHE_ENTRIES = 20_000
+
 _CONTEXTS: OrderedDict[Ranges, Context] = OrderedDict()
-_MAX_CONTEXTS = 2048
+_MAX_CONTEXTS = 256
+
+
+def clear_contexts() -> None:
+    """Forget every cached context and normalised ranges spec."""
+    _CONTEXTS.clear()
+    _BY_SPEC.clear()
 
 
 _BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
@@ -244,6 +288,7 @@ def context_for(ranges: RangesLike) -> Context:
     ctx = _CONTEXTS.get(r)
     if ctx is not None:
         _CONTEXTS.move_to_end(r)
+        ctx.trim()
         return ctx
     ctx = Context(r)
     _CONTEXTS[r] = ctx

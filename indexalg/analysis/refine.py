@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from indexalg.analysis.context import Context
+from indexalg.errors import RangeError
 from indexalg.expr import And, Eq, Expr, Le, Lt, Max, Min, Not, Or, Symbol, add
 
-__all__ = ["refine"]
+__all__ = ["refine", "range_is_empty", "empty_domain", "require_points"]
 
 _CHECKING: list[bool] = []
 
@@ -60,7 +61,6 @@ def refine(
     facts = _atoms(cond, truth)
     if not facts:
         return ctx
-    from indexalg.analysis.interval import interval
 
     ranges = ctx.ranges
     changed = False
@@ -81,20 +81,52 @@ def refine(
     for sym in ranges:
         if domain is not None and sym not in domain:
             continue
-        lo_e, hi_e = ranges[sym]
-        if lo_e is not None and hi_e is not None:
-            if interval(lo_e, new)[0] > interval(hi_e, new)[1]:
-                return None
-            # the symbolic difference decides emptiness where numbers cannot (not from
-            # inside another emptiness check: bounds holding Where would recurse)
-            if not _CHECKING:
-                from indexalg.analysis.symbolic import sym_bound
-
-                _CHECKING.append(True)
-                try:
-                    gap = sym_bound(add(hi_e, -lo_e), new, upper=True)
-                finally:
-                    _CHECKING.pop()
-                if gap is not None and interval(gap, new)[1] < 0:
-                    return None
+        if range_is_empty(new, sym):
+            return None
     return new
+
+
+def range_is_empty(ctx: Context, sym: Expr) -> bool:
+    """Proven: no value of ``sym`` lies in its range, whatever values the symbols its bounds
+    mention take in theirs (numerically, then by the symbolic difference ``hi - lo``)."""
+    lo_e, hi_e = ctx.ranges.get_bounds(sym)
+    if lo_e is None or hi_e is None:
+        return False
+    from indexalg.analysis.interval import interval
+
+    if interval(lo_e, ctx)[0] > interval(hi_e, ctx)[1]:
+        return True
+    # the symbolic difference decides emptiness where numbers cannot (not from inside
+    # another emptiness check: bounds holding Where would recurse)
+    if _CHECKING:
+        return False
+    from indexalg.analysis.symbolic import sym_bound
+
+    _CHECKING.append(True)
+    try:
+        gap = sym_bound(add(hi_e, -lo_e), ctx, upper=True)
+    finally:
+        _CHECKING.pop()
+    return gap is not None and interval(gap, ctx)[1] < 0
+
+
+def require_points(e: Expr, ctx: Context) -> None:
+    """Raise :class:`RangeError` when the ranges provably admit no point of ``e``: an answer
+    about no points (any bound, any rewrite) would be true and useless."""
+    why = empty_domain(e, ctx)
+    if why is not None:
+        raise RangeError(f"the ranges admit no point: {why}")
+
+
+def empty_domain(e: Expr, ctx: Context) -> str | None:
+    """Why the points of ``e`` under ``ctx`` provably do not exist (a symbol of ``e``'s
+    domain whose range is empty), or None when emptiness is not proven."""
+    empty = ctx.empty_symbols(lambda s: range_is_empty(ctx, s))
+    if not empty:
+        return None
+    hit = sorted(ctx.domain_of(e) & empty, key=lambda s: str(s.payload))
+    if not hit:
+        return None
+    sym = hit[0]
+    lo, hi = ctx.ranges[sym]
+    return f"{sym} in [{lo}, {hi}] is empty"
