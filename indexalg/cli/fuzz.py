@@ -1,12 +1,14 @@
-"""``indexalg fuzz --examples N --seed S [--jobs J] [--rules MODULE] [--property NAME]``.
+"""``indexalg fuzz --examples N --seed S [--jobs J] [--rules MODULE] [--property NAME]
+[--generator NAME] [--journal FILE]``.
 
 Runs a property-based fuzz campaign (:mod:`indexalg.testing.fuzz`): Hypothesis generates
 Inductor-style expressions, ranges and points, checks them against the reference evaluator
 and shrinks every failure to a minimal case, printed as a command that reproduces it.
 Exit status ``EXIT_OK`` when nothing failed, ``EXIT_FAILED`` when something did,
 ``EXIT_BAD_INPUT`` for bad options (an unknown property, a rules module that does not load).
-``--json`` prints one object: ``examples``, ``seconds``, ``examples_per_second``,
-``failures`` (each with its command), ``properties``, ``seed``, ``jobs``.
+``--json`` prints one object: ``examples``, ``points``, ``seconds``, ``examples_per_second``,
+``failures`` (each with its command), ``properties``, ``generators``, ``per_property``,
+``looseness``, ``seed``, ``jobs``.
 """
 
 from __future__ import annotations
@@ -43,8 +45,16 @@ EPILOG = """properties:
   text        parse(str(e)) is e
   all         every property above (combined excluded: it repeats the first three)
 
+generators:
+  compiler     the shapes compilers emit; a sampled point and the corners (default)
+  adversarial  shared subterms, repeated factors, lowered remainders, Where on unused or
+               unranged symbols, symbolic/singleton/negative ranges; every point of a small
+               domain, and the looseness of bounds against the exact range
+  all          both
+
 examples:
   indexalg fuzz --examples 2000 --seed 0
+  indexalg fuzz --examples 100000 --generator adversarial --property all --journal run.jsonl
   indexalg fuzz --examples 1000000 --seed 1 --jobs 2 --property all
   indexalg fuzz --examples 50000 --rules myproject.index_rules   # a module exposing RULES"""
 
@@ -80,6 +90,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="examples per Hypothesis run (default 2000): each run has its own derived seed",
     )
+    parser.add_argument(
+        "--generator",
+        dest="generators",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="where examples come from: compiler (default), adversarial, all (repeatable)",
+    )
+    parser.add_argument(
+        "--journal",
+        default=None,
+        metavar="FILE",
+        help="record finished chunks in FILE; run again with it to resume the campaign",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_json_option(parser)
 
@@ -105,6 +129,25 @@ def _properties(names: list[str]) -> list[str]:
     return chosen
 
 
+def _generators(names: list[str]) -> list[str]:
+    from indexalg.testing.fuzz import DEFAULT_GENERATOR, GENERATORS
+
+    if not names:
+        return [DEFAULT_GENERATOR]
+    chosen: list[str] = []
+    for name in names:
+        if name == "all":
+            picks = list(GENERATORS)
+        elif name in GENERATORS:
+            picks = [name]
+        else:
+            raise CommandError(
+                f"--generator {name}: unknown generator; choose from {', '.join(GENERATORS)}, all"
+            )
+        chosen.extend(p for p in picks if p not in chosen)
+    return chosen
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -124,9 +167,13 @@ def run(args: argparse.Namespace) -> int:
     if chunk < 1:
         raise CommandError(f"--chunk {chunk}: must be at least 1")
     props = _properties(args.properties)
+    gens = _generators(args.generators)
+    if args.journal is not None and not args.journal.strip():
+        raise CommandError("--journal: empty file name")
     if not args.quiet and not args.json:
         sys.stderr.write(
-            f"indexalg fuzz: {args.examples} examples of {', '.join(props)}, seed {args.seed}, "
+            f"indexalg fuzz: {args.examples} examples of {', '.join(props)} from "
+            f"{', '.join(gens)}, seed {args.seed}, "
             f"{args.jobs} job{'s' if args.jobs != 1 else ''}\n"
         )
     last = [0.0]
@@ -159,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
             chunk=chunk,
             progress=progress,
             on_failure=found,
+            generators=gens,
+            journal=args.journal,
         )
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -166,10 +215,17 @@ def run(args: argparse.Namespace) -> int:
         print_json(
             {
                 "examples": result.examples,
+                "points": result.points,
                 "seconds": round(result.seconds, 3),
                 "examples_per_second": round(result.examples_per_second, 1),
                 "failures": [f.as_json() for f in result.failures],
                 "properties": props,
+                "generators": gens,
+                "per_property": {
+                    k: {"examples": n, "points": p} for k, n, p in result.per_property
+                },
+                "looseness": dict(result.looseness),
+                "resumed_chunks": result.resumed,
                 "seed": args.seed,
                 "jobs": args.jobs,
                 "interrupted": result.interrupted,
@@ -179,10 +235,26 @@ def run(args: argparse.Namespace) -> int:
         n = len(result.failures)
         verdict = "no failures" if n == 0 else f"{n} failure{'s' if n != 1 else ''}"
         stopped = " (interrupted)" if result.interrupted else ""
+        resumed = f", {result.resumed} chunks from the journal" if result.resumed else ""
         print(
-            f"ran {result.examples} examples in {result.seconds:.1f} s "
-            f"({result.examples_per_second:.0f} examples/s){stopped}: {verdict}"
+            f"ran {result.examples} examples ({result.points} points checked) in "
+            f"{result.seconds:.1f} s ({result.examples_per_second:.0f} examples/s){resumed}"
+            f"{stopped}: {verdict}"
         )
+        if len(result.per_property) > 1:
+            for key, n, p in result.per_property:
+                print(f"  {key}: {n} examples, {p} points")
+        if result.looseness:
+            print(_looseness_report(result.looseness))
         for i, case in enumerate(result.failures, 1):
             print(f"\nfailure {i}: {case.describe()}")
     return EXIT_FAILED if result.failures else EXIT_OK
+
+
+def _looseness_report(counts: tuple[tuple[str, int], ...]) -> str:
+    """How far bounds are from the exact ranges: one line per category."""
+    total = sum(n for _, n in counts) or 1
+    lines = [f"looseness of bounds against the exact range ({total} examples):"]
+    for kind, n in counts:
+        lines.append(f"  {kind:<10} {n:>9}  {100.0 * n / total:5.1f}%")
+    return "\n".join(lines)

@@ -23,9 +23,20 @@ Properties (:data:`PROPERTIES`):
 ``text``
     ``parse(str(e)) is e``.
 
+Generators (:data:`GENERATORS`): ``compiler`` (the default) draws the shapes compilers emit
+from :mod:`indexalg.testing.strategies`, with one sampled point and the corners;
+``adversarial`` draws from :mod:`indexalg.testing.adversarial` (shared subterms, repeated
+factors, lowered remainders, Where on unused or unranged symbols, symbolic, singleton and
+negative ranges) with *every* point of a small domain, so that ``bounds`` is also measured
+against the exact range (:attr:`CampaignResult.looseness`).
+
 With ``rules`` (a module exposing ``RULES``, by import name or by path to a ``.py`` file)
 the ``simplify`` property simplifies with ``simplify(e, ranges, rules=RULES)``: this is how
 you fuzz your own rule set.
+
+A campaign with a ``journal`` (a JSON-lines file) records every finished chunk there and,
+started again with the same journal, seed, examples and properties, skips them: an
+interrupted campaign resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -60,11 +71,14 @@ from indexalg.testing.oracles import (
 )
 
 __all__ = [
+    "DEFAULT_GENERATOR",
     "DEFAULT_PROPERTIES",
+    "GENERATORS",
     "PROPERTIES",
     "CampaignResult",
     "Chunk",
     "ChunkResult",
+    "Generator",
     "Property",
     "RulesError",
     "claim_cases",
@@ -103,7 +117,10 @@ class Property:
     doc: str
     needs: tuple[str, str]
     strategy: Callable[[], SearchStrategy[Any]]
-    check: Callable[[Any, object], None]
+    check: Callable[[Any, object], object]
+    claims: bool = False
+    #: checks per point (``combined`` runs three)
+    per_point: int = 1
 
 
 def expr_cases(
@@ -166,9 +183,9 @@ def _check_simplify(case: Any, rules: object) -> None:
     check_simplify(e, r, points, rules=rules)
 
 
-def _check_bounds(case: Any, rules: object) -> None:
+def _check_bounds(case: Any, rules: object) -> object:
     e, r, points = case
-    check_bounds(e, r, points)
+    return check_bounds(e, r, points)
 
 
 def _check_congruence(case: Any, rules: object) -> None:
@@ -181,11 +198,12 @@ def _check_prove(case: Any, rules: object) -> None:
     check_proof(c, r, points)
 
 
-def _check_combined(case: Any, rules: object) -> None:
+def _check_combined(case: Any, rules: object) -> object:
     e, r, points = case
     check_simplify(e, r, points, rules=rules)
-    check_bounds(e, r, points)
+    found = check_bounds(e, r, points)
     check_congruence(e, r, points)
+    return found
 
 
 def _check_text(case: Any, rules: object) -> None:
@@ -222,6 +240,7 @@ PROPERTIES: dict[str, Property] = {
             ("indexalg.prove", "prove"),
             claim_cases,
             _check_prove,
+            claims=True,
         ),
         Property(
             "combined",
@@ -229,6 +248,7 @@ PROPERTIES: dict[str, Property] = {
             ("indexalg.analysis", "congruence"),
             expr_cases,
             _check_combined,
+            per_point=3,
         ),
         Property(
             "text",
@@ -242,6 +262,64 @@ PROPERTIES: dict[str, Property] = {
 
 #: What ``indexalg fuzz`` runs without ``--property``.
 DEFAULT_PROPERTIES: tuple[str, ...] = ("simplify",)
+
+
+# --- generators ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Generator:
+    """Where a campaign's examples come from: ``exprs()`` and ``claims()`` build strategies
+    of ``(expression or claim, ranges, points)``; ``exhaustive`` says the points are every
+    point of the domain (open sides windowed), so exact ranges can be measured."""
+
+    name: str
+    doc: str
+    exprs: Callable[[], SearchStrategy[Any]]
+    claims: Callable[[], SearchStrategy[Any]]
+    exhaustive: bool = False
+
+    def strategy(self, prop: Property) -> SearchStrategy[Any]:
+        if self.name == DEFAULT_GENERATOR:
+            return prop.strategy()
+        return self.claims() if prop.claims else self.exprs()
+
+
+def _adversarial_exprs() -> SearchStrategy[Any]:
+    from indexalg.testing.adversarial import adversarial_cases
+
+    return adversarial_cases()
+
+
+def _adversarial_claims() -> SearchStrategy[Any]:
+    from indexalg.testing.adversarial import adversarial_cases
+
+    return adversarial_cases(claims=True)
+
+
+DEFAULT_GENERATOR = "compiler"
+
+GENERATORS: dict[str, Generator] = {
+    g.name: g
+    for g in (
+        Generator(
+            "compiler",
+            "the shapes compilers emit (indexalg.testing.strategies); a sampled point and "
+            "the corners",
+            expr_cases,
+            claim_cases,
+        ),
+        Generator(
+            "adversarial",
+            "shared subterms, repeated factors, lowered remainders, Where on unused or "
+            "unranged symbols, symbolic/singleton/negative ranges "
+            "(indexalg.testing.adversarial); every point of a small domain",
+            _adversarial_exprs,
+            _adversarial_claims,
+            exhaustive=True,
+        ),
+    )
+}
 
 
 def available(name: str) -> bool:
@@ -301,10 +379,13 @@ def load_rules(spec: str) -> object:
 # --- chunks -------------------------------------------------------------------------------
 
 
-def derive_seed(seed: int, prop: str, index: int, attempt: int = 0) -> int:
+def derive_seed(
+    seed: int, prop: str, index: int, attempt: int = 0, generator: str = DEFAULT_GENERATOR
+) -> int:
     """The seed of chunk ``index`` (its continuation ``attempt``) of property ``prop`` in a
-    campaign with seed ``seed``."""
-    key = f"indexalg-fuzz/{seed}/{prop}/{index}/{attempt}"
+    campaign with seed ``seed`` (and examples from ``generator``)."""
+    gen = "" if generator == DEFAULT_GENERATOR else f"{generator}/"
+    key = f"indexalg-fuzz/{seed}/{gen}{prop}/{index}/{attempt}"
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
@@ -320,6 +401,7 @@ class Chunk:
     rules: str | None = None
     campaign_seed: int = 0
     attempt: int = 0
+    generator: str = DEFAULT_GENERATOR
 
     def continuation(self, done: int) -> Chunk | None:
         """The chunk that runs the ``examples - done`` examples this one did not reach."""
@@ -327,17 +409,52 @@ class Chunk:
         if left <= 0:
             return None
         nxt = self.attempt + 1
-        seed = derive_seed(self.campaign_seed, self.prop, self.index, nxt)
+        seed = derive_seed(self.campaign_seed, self.prop, self.index, nxt, self.generator)
         return dataclasses.replace(self, seed=seed, examples=left, attempt=nxt)
+
+    @property
+    def key(self) -> str:
+        """What identifies the chunk in a journal."""
+        return f"{self.generator}/{self.prop}/{self.index}/{self.attempt}/{self.seed}"
 
 
 @dataclass(frozen=True)
 class ChunkResult:
+    """What a chunk did: ``examples`` generated (up to the first failure), ``points`` checked
+    (a point of an example, once per check: ``combined`` counts three), the ``looseness``
+    of bounds against exact ranges (exhaustive generators), the failure if any."""
+
     chunk: Chunk
     examples: int
     seconds: float
     failure: Case | None
     flaky: bool = False
+    points: int = 0
+    looseness: tuple[tuple[str, int], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "chunk": self.chunk.key,
+            "examples": self.examples,
+            "points": self.points,
+            "seconds": round(self.seconds, 3),
+            "looseness": dict(self.looseness),
+            "failure": None if self.failure is None else self.failure.as_json(),
+            "flaky": self.flaky,
+        }
+
+    @staticmethod
+    def from_json(chunk: Chunk, data: dict[str, Any]) -> ChunkResult:
+        f = data.get("failure")
+        return ChunkResult(
+            chunk,
+            int(data["examples"]),
+            float(data["seconds"]),
+            None if f is None else Case.from_json(f),
+            bool(data.get("flaky", False)),
+            int(data.get("points", 0)),
+            tuple(sorted((str(k), int(v)) for k, v in data.get("looseness", {}).items())),
+        )
 
 
 def plan(
@@ -347,18 +464,22 @@ def plan(
     *,
     chunk: int = DEFAULT_CHUNK,
     rules: str | None = None,
+    generators: Sequence[str] = (DEFAULT_GENERATOR,),
 ) -> list[Chunk]:
-    """The chunks of a campaign: ``examples`` split evenly over ``properties``, in chunks of
-    at most ``chunk`` examples, interleaved so that every property makes progress."""
+    """The chunks of a campaign: ``examples`` split evenly over ``properties`` (and
+    ``generators``), in chunks of at most ``chunk`` examples, interleaved so that every
+    property makes progress."""
     per: list[list[Chunk]] = []
-    share, extra = divmod(examples, len(properties))
-    for i, prop in enumerate(properties):
+    pairs = [(g, p) for g in generators for p in properties]
+    share, extra = divmod(examples, len(pairs))
+    for i, (gen, prop) in enumerate(pairs):
         left = share + (1 if i < extra else 0)
         runs: list[Chunk] = []
         while left > 0:
             n = min(chunk, left)
             k = len(runs)
-            runs.append(Chunk(prop, k, derive_seed(seed, prop, k), n, rules, seed))
+            s = derive_seed(seed, prop, k, 0, gen)
+            runs.append(Chunk(prop, k, s, n, rules, seed, generator=gen))
             left -= n
         per.append(runs)
     out: list[Chunk] = []
@@ -387,18 +508,29 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
     prop = PROPERTIES[chunk.prop]
+    gen = GENERATORS[chunk.generator]
     rules = None if chunk.rules is None else load_rules(chunk.rules)
     calls = 0
     generated = 0  # examples before the first failure (the rest of the calls are shrinking)
+    points = 0
+    loose: dict[str, int] = {}
 
     def body(case: Any) -> None:
-        nonlocal calls, generated
+        nonlocal calls, generated, points
         calls += 1
         try:
-            prop.check(case, rules)
+            found = prop.check(case, rules)
         except PropertyFailure:
             generated = generated or calls
             raise
+        if generated:
+            return  # shrinking: not counted
+        if prop.name != "text":
+            points += len(case[2]) * prop.per_point
+        if gen.exhaustive and isinstance(found, tuple):
+            kind = _looseness(case, found)
+            if kind is not None:
+                loose[kind] = loose.get(kind, 0) + 1
 
     test = seed(chunk.seed)(
         settings(
@@ -411,7 +543,7 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
             verbosity=Verbosity.quiet,
             report_multiple_bugs=False,
             print_blob=False,
-        )(given(prop.strategy())(body))
+        )(given(gen.strategy(prop))(body))
     )
     start = time.perf_counter()
     failure: Case | None = None
@@ -428,7 +560,17 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
     if failure is not None and chunk.rules is not None:
         failure = _with_rules_command(failure, chunk.rules)
     examples = generated if failure is not None and generated else calls
-    return ChunkResult(chunk, examples, time.perf_counter() - start, failure, flaky)
+    seconds = time.perf_counter() - start
+    return ChunkResult(
+        chunk, examples, seconds, failure, flaky, points, tuple(sorted(loose.items()))
+    )
+
+
+def _looseness(case: Any, found: tuple[object, object]) -> str | None:
+    from indexalg.testing.exhaustive import bounds_looseness
+
+    e, r, points = case
+    return bounds_looseness(e, r, found, points)
 
 
 def _with_rules_command(case: Case, rules: str) -> Case:
@@ -496,6 +638,14 @@ class CampaignResult:
     chunks: int
     flaky: int = 0
     interrupted: bool = False
+    #: points checked (per property: a point of an example, once per check)
+    points: int = 0
+    #: looseness category -> count of examples (exhaustive generators, bounds checked)
+    looseness: tuple[tuple[str, int], ...] = ()
+    #: examples, points and counts per "generator/property"
+    per_property: tuple[tuple[str, int, int], ...] = ()
+    #: chunks taken from the journal instead of run
+    resumed: int = 0
 
     @property
     def examples_per_second(self) -> float:
@@ -546,6 +696,43 @@ def _results(chunks: Sequence[Chunk], jobs: int, rules: str | None) -> Iterator[
             yield got
 
 
+def _read_journal(path: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                entry = json.loads(line)
+                out[str(entry["chunk"])] = entry
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by an interruption
+    return out
+
+
+def _resume(
+    chunks: Sequence[Chunk], journal: dict[str, dict[str, Any]]
+) -> tuple[list[Chunk], list[ChunkResult]]:
+    """The chunks still to run, and the results the journal holds for the others (with
+    their continuations)."""
+    todo: list[Chunk] = []
+    done: list[ChunkResult] = []
+    for c in chunks:
+        cur: Chunk | None = c
+        while cur is not None:
+            entry = journal.get(cur.key)
+            if entry is None:
+                todo.append(cur)
+                break
+            res = ChunkResult.from_json(cur, entry)
+            done.append(res)
+            cur = cur.continuation(res.examples) if res.failure else None
+    return todo, done
+
+
 def run_campaign(
     *,
     examples: int,
@@ -556,11 +743,15 @@ def run_campaign(
     chunk: int = DEFAULT_CHUNK,
     progress: Callable[[int, int, int, float], None] | None = None,
     on_failure: Callable[[Case], None] | None = None,
+    generators: Sequence[str] = (DEFAULT_GENERATOR,),
+    journal: str | None = None,
 ) -> CampaignResult:
     """Run a campaign of ``examples`` examples; ``progress(done, total, failures, seconds)``
     is called after each chunk, ``on_failure(case)`` for each new distinct failure (before
     the campaign ends).  A KeyboardInterrupt ends it early with the partial result
-    (``interrupted=True``)."""
+    (``interrupted=True``).  ``generators`` name the :data:`GENERATORS` to draw from (the
+    examples are split over them); with ``journal``, finished chunks are appended to that
+    file and a campaign started again with it skips them."""
     if examples < 1:
         raise IndexAlgError(f"examples must be at least 1, got {examples}")
     if jobs < 1:
@@ -573,31 +764,76 @@ def run_campaign(
             f"unknown property {unknown[0] if unknown else '(none)'}; "
             f"choose from {', '.join(PROPERTIES)}"
         )
+    bad_gen = [g for g in generators if g not in GENERATORS]
+    if bad_gen or not generators:
+        raise IndexAlgError(
+            f"unknown generator {bad_gen[0] if bad_gen else '(none)'}; "
+            f"choose from {', '.join(GENERATORS)}"
+        )
     if rules is not None:
         load_rules(rules)
-    chunks = plan(examples, seed, properties, chunk=chunk, rules=rules)
+    chunks = plan(examples, seed, properties, chunk=chunk, rules=rules, generators=generators)
+    previous: list[ChunkResult] = []
+    if journal is not None:
+        chunks, previous = _resume(chunks, _read_journal(journal))
     found: dict[tuple[str, ...], Case] = {}
     done = 0
     flaky = 0
     ran = 0
+    points = 0
+    loose: dict[str, int] = {}
+    per: dict[str, list[int]] = {}
     interrupted = False
     start = time.perf_counter()
+
+    def record(res: ChunkResult) -> None:
+        nonlocal done, flaky, ran, points
+        ran += 1
+        done += res.examples
+        points += res.points
+        row = per.setdefault(f"{res.chunk.generator}/{res.chunk.prop}", [0, 0])
+        row[0] += res.examples
+        row[1] += res.points
+        for k, v in res.looseness:
+            loose[k] = loose.get(k, 0) + v
+        if res.failure is not None:
+            f = res.failure
+            key = same_bug_key(f)
+            if key not in found and on_failure is not None:
+                on_failure(f)
+            if key not in found or _order_key(f) < _order_key(found[key]):
+                found[key] = f
+            flaky += int(res.flaky)
+
+    for res in previous:
+        record(res)
+    log = open(journal, "a", encoding="utf-8") if journal is not None else None  # noqa: SIM115
     try:
         for res in _results(chunks, jobs, rules):
-            ran += 1
-            done += res.examples
-            if res.failure is not None:
-                f = res.failure
-                key = same_bug_key(f)
-                if key not in found and on_failure is not None:
-                    on_failure(f)
-                if key not in found or _order_key(f) < _order_key(found[key]):
-                    found[key] = f
-                flaky += int(res.flaky)
+            record(res)
+            if log is not None:
+                log.write(json.dumps(res.as_json()) + "\n")
+                log.flush()
             if progress is not None:
                 progress(done, examples, len(found), time.perf_counter() - start)
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        if log is not None:
+            log.close()
     seconds = time.perf_counter() - start
     failures = tuple(sorted(found.values(), key=_order_key))
-    return CampaignResult(done, seconds, failures, ran, flaky, interrupted)
+    from indexalg.testing.exhaustive import LOOSENESS
+
+    return CampaignResult(
+        done,
+        seconds,
+        failures,
+        ran,
+        flaky,
+        interrupted,
+        points,
+        tuple((k, loose[k]) for k in LOOSENESS if k in loose),
+        tuple((k, v[0], v[1]) for k, v in sorted(per.items())),
+        len(previous),
+    )

@@ -32,6 +32,7 @@ from indexalg.expr import Expr, Integer, Symbol
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
 __all__ = [
+    "EMPTY_DOMAIN",
     "EXHAUSTIVE_LIMIT",
     "Case",
     "InductorReport",
@@ -86,6 +87,22 @@ class Case:
             lines.append(f"  # at {binds or 'any point'}; the input's value there:")
             lines.append(f"  $ indexalg eval -- {shlex.quote(self.expr)} {binds}".rstrip())
         return "\n".join(lines)
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Case:
+        """The case :meth:`as_json` described."""
+        point = data.get("point")
+        return Case(
+            prop=str(data["property"]),
+            kind=str(data["kind"]),
+            expr=str(data["expr"]),
+            ranges=tuple(str(r) for r in data["ranges"]),
+            point=None
+            if point is None
+            else tuple(sorted((str(k), int(v)) for k, v in point.items())),
+            detail=str(data["detail"]),
+            command=str(data["command"]),
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -254,6 +271,15 @@ def corner_points(ranges: RangesLike, *, variables: Iterable[str | Expr] = ()) -
     return out
 
 
+#: What the library says when the ranges provably admit no point (bounds and simplify raise
+#: RangeError with it; prove answers the status "vacuous").
+EMPTY_DOMAIN = "the ranges admit no point"
+
+
+def _empty_domain(err: BaseException) -> bool:
+    return isinstance(err, RangeError) and EMPTY_DOMAIN in str(err)
+
+
 def value_at(e: Expr, point: Mapping[str, int]) -> int | bool | IndexAlgError:
     """The value of ``e`` at ``point``, or the library error that says it has none."""
     try:
@@ -303,11 +329,16 @@ def check_simplify(
     def fail(kind: str, detail: str, point: Mapping[str, int] | None = None) -> PropertyFailure:
         return _fail(prop, kind, "simplify", e, ranges, point, detail)
 
+    points = list(points)
     try:
         result = fn(e, ranges, stats=True, **extra)
         out: Expr = result.expr
         plain: Expr = fn(e, ranges, **extra)
     except Exception as err:
+        if _empty_domain(err) and not points:
+            return e
+        if _empty_domain(err):
+            raise fail("empty domain claimed", _raised(err), points[0]) from err
         raise fail("simplify raised", _raised(err)) from err
     if not isinstance(out, Expr):
         raise fail("bad result", f"simplify returned {out!r}")
@@ -360,15 +391,21 @@ def check_bounds(
 ) -> tuple[object, object]:
     """Soundness of ``bounds(e, ranges)``: at every point where ``e`` evaluates,
     ``lo <= value <= hi`` with symbolic bounds evaluated at the same point (a bound that has
-    no value there fails).  Returns ``(lo, hi)``."""
+    no value there fails).  ``RangeError("the ranges admit no point ...")`` is right only
+    when ``points`` is empty (then ``(None, None)`` is returned).  Returns ``(lo, hi)``."""
     fn = bounds if bounds is not None else _library("indexalg.analysis", "bounds")
 
     def fail(kind: str, detail: str, point: Mapping[str, int] | None = None) -> PropertyFailure:
         return _fail(prop, kind, "bounds", e, ranges, point, detail)
 
+    points = list(points)
     try:
         lo, hi = fn(e, ranges)
     except Exception as err:
+        if _empty_domain(err) and not points:
+            return None, None
+        if _empty_domain(err):
+            raise fail("empty domain claimed", _raised(err), points[0]) from err
         raise fail("bounds raised", _raised(err)) from err
     for point in points:
         v = value_at(e, point)
@@ -438,19 +475,26 @@ def check_proof(
 ) -> str:
     """Soundness of ``prove(claim, ranges)``: "proved" ⇒ the claim holds at every point
     where it evaluates; "disproved" ⇒ the counterexample lies in the ranges and the claim is
-    false there.  Returns the status."""
+    false there; "vacuous" (the ranges admit no point where the claim has a value) ⇒ it
+    has a value at none of ``points``.  Returns the status."""
     fn = prove if prove is not None else _library("indexalg.prove", "prove")
 
     def fail(kind: str, detail: str, point: Mapping[str, int] | None = None) -> PropertyFailure:
         return _fail(prop, kind, "prove", claim, ranges, point, detail)
 
+    points = list(points)
     try:
         proof = fn(claim, ranges)
         status = proof.status
     except Exception as err:
         raise fail("prove raised", _raised(err)) from err
-    if status not in ("proved", "disproved", "unknown"):
+    if status not in ("proved", "disproved", "unknown", "vacuous"):
         raise fail("bad status", f"status {status!r}")
+    if status == "vacuous":
+        # no point where the claim has a value: wrong if one is given
+        for point in points:
+            if not isinstance(value_at(claim, point), IndexAlgError):
+                raise fail("vacuous with a point", str(getattr(proof, "reason", "")), point)
     if status == "proved":
         for point in points:
             v = value_at(claim, point)
