@@ -188,6 +188,17 @@ def in_ranges(point: Mapping[str, int], ranges: Ranges) -> bool:
                 return False
         except IndexAlgError:
             return False
+    for fact, (lo, hi) in ranges.facts.items():
+        if any(str(x.payload) not in point for x in fact.free_symbols):
+            continue
+        try:
+            v = _int_value(fact, point)
+            if lo is not None and v < _int_value(lo, point):
+                return False
+            if hi is not None and v > _int_value(hi, point):
+                return False
+        except IndexAlgError:
+            return False
     return True
 
 
@@ -402,6 +413,20 @@ def _range_constraints(enc: Any, syms: tuple[Expr, ...], r: Ranges) -> list[tupl
                 out.append((f"{bound} <= {s}", b <= v))
             else:
                 out.append((f"{s} <= {bound}", v <= b))
+    in_domain = set(syms)
+    for fact, (lo, hi) in r.facts.items():
+        if not fact.symbol_set <= in_domain:
+            continue  # about symbols no point of the claim assigns: not an assumption here
+        if any(b is not None and not b.symbol_set <= in_domain for b in (lo, hi)):
+            continue
+        v = enc.term(fact)
+        out.append((f"range of {fact}", enc.defined(fact)))
+        for bound, is_lo in ((lo, True), (hi, False)):
+            if bound is None:
+                continue
+            b = enc.term(bound)
+            out.append((f"range of {fact}", enc.defined(bound)))
+            out.append((f"{bound} <= {fact}", b <= v) if is_lo else (f"{fact} <= {bound}", v <= b))
     return [(c, t) for c, t in out if not _is_true(t)]
 
 

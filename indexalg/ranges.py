@@ -7,8 +7,15 @@ Accepted forms (DESIGN.md), per symbol:
 * a string or an :class:`~indexalg.expr.Expr`: ``0 <= v < that`` (a symbolic size);
 * on the command line, ``"4096"``, ``"0..63"``, ``"1.."``, ``"..-1"``, ``"s0"``.
 
-A symbol with no range is any integer.  Ranges are normalised once into :class:`Ranges`,
-an immutable mapping ``Symbol -> (lo, hi)`` with inclusive ``Expr | None`` bounds.
+A symbol with no range is any integer.  A key may also be an integer expression of
+symbols (an :class:`~indexalg.expr.Expr` or its text): ``{x2 + 3*y1: 15}`` is the assumption
+``0 <= x2 + 3*y1 < 15`` (Inductor's ``var_ranges`` hold such keys), used by the analyses
+wherever that expression, or a sum holding its terms, occurs, and by the prover.
+
+Ranges are normalised once into :class:`Ranges`, an immutable mapping ``Symbol -> (lo, hi)``
+with inclusive ``Expr | None`` bounds, plus :attr:`Ranges.facts` for expression keys.
+Ranges given through each other in a cycle (``x`` in ``[0, y)``, ``y`` in ``[0, x)``) are a
+:class:`~indexalg.errors.RangeError` naming the cycle.
 """
 
 from __future__ import annotations
@@ -27,15 +34,28 @@ RangesLike = Union["Ranges", Mapping[str, RangeSpec], Mapping[Expr, RangeSpec], 
 
 
 class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
-    """An immutable, ordered mapping from symbols to inclusive ``(lo, hi)`` bounds."""
+    """An immutable, ordered mapping from symbols to inclusive ``(lo, hi)`` bounds, plus
+    :attr:`facts`: inclusive bounds of whole expressions (Inductor's ``var_ranges`` keyed
+    by ``x2 + 3*y1``), which are assumptions the analyses use wherever that expression
+    occurs.  The mapping itself holds the symbols only."""
 
-    __slots__ = ("_items", "_key")
+    __slots__ = ("_items", "_key", "facts")
 
-    def __init__(self, items: Mapping[Expr, tuple[Bound, Bound]] | None = None) -> None:
+    def __init__(
+        self,
+        items: Mapping[Expr, tuple[Bound, Bound]] | None = None,
+        facts: Mapping[Expr, tuple[Bound, Bound]] | None = None,
+    ) -> None:
         data = dict(items or {})
         ordered = sorted(data.items(), key=lambda kv: kv[0].payload)
         self._items: dict[Expr, tuple[Bound, Bound]] = dict(ordered)
-        self._key = tuple((k, lo, hi) for k, (lo, hi) in ordered)
+        fact_items = sorted((facts or {}).items(), key=lambda kv: str(kv[0]))
+        #: expression -> inclusive (lo, hi): assumed at every point
+        self.facts: dict[Expr, tuple[Bound, Bound]] = dict(fact_items)
+        self._key = (
+            tuple((k, lo, hi) for k, (lo, hi) in ordered),
+            tuple((k, lo, hi) for k, (lo, hi) in fact_items),
+        )
 
     def __getitem__(self, key: Expr) -> tuple[Bound, Bound]:
         return self._items[key]
@@ -57,20 +77,23 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
 
     def __repr__(self) -> str:
         parts = []
-        for k, (lo, hi) in self._items.items():
+        for k, (lo, hi) in (*self._items.items(), *self.facts.items()):
             parts.append(f"{k}: [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
         return "Ranges({" + ", ".join(parts) + "})"
 
     def with_bounds(self, sym: Expr, lo: Bound, hi: Bound) -> Ranges:
         d = dict(self._items)
         d[sym] = (lo, hi)
-        return Ranges(d)
+        return Ranges(d, self.facts)
 
     def as_spec(self) -> dict[str, tuple[int | str | None, int | str | None]]:
-        """A JSON-friendly form: name -> [lo, hi] with ints, strings or None."""
+        """A JSON-friendly form: name (or expression text) -> [lo, hi] with ints, strings
+        or None."""
         out: dict[str, tuple[int | str | None, int | str | None]] = {}
         for k, (lo, hi) in self._items.items():
             out[k.payload] = (_spec_bound(lo), _spec_bound(hi))
+        for k, (lo, hi) in self.facts.items():
+            out[str(k)] = (_spec_bound(lo), _spec_bound(hi))
         return out
 
 
@@ -120,17 +143,31 @@ def _checked_int_expr(e: Expr, what: str) -> Expr:
     return e
 
 
-def _symbol_key(k: object) -> Expr:
+def _range_key(k: object) -> Expr:
+    """A symbol, or an integer expression whose range is an assumption (a fact)."""
     if isinstance(k, Expr):
-        if type(k) is not Symbol:
-            raise RangeError(f"ranges are given for symbols, got {k}")
+        if type(k) is Symbol:
+            return k
+        if k.is_bool or not k.free_symbols:
+            raise RangeError(
+                f"ranges are keyed by symbols or integer expressions of symbols, got {k}"
+            )
         return k
     if isinstance(k, str):
+        if k.isidentifier():
+            try:
+                return _symbol(k)
+            except IndexAlgError:
+                raise RangeError(f"not a symbol name: {k!r}") from None
+        from indexalg.errors import ParseError
+        from indexalg.parse import parse
+
         try:
-            return _symbol(k)
-        except IndexAlgError:
-            raise RangeError(f"not a symbol name: {k!r}") from None
-    raise RangeError(f"ranges are keyed by symbol names, got {k!r}")
+            e = parse(k)
+        except ParseError as err:
+            raise RangeError(f"range key {k!r}: {err.one_line()}") from None
+        return _range_key(e)
+    raise RangeError(f"ranges are keyed by symbol names or expressions, got {k!r}")
 
 
 def _normalise_one(name: str, spec: object) -> tuple[Bound, Bound]:
@@ -165,14 +202,18 @@ def as_ranges(ranges: RangesLike) -> Ranges:
     if type(ranges) is not dict and not isinstance(ranges, Mapping):
         raise RangeError(f"ranges must be a mapping from symbol names, got {type(ranges).__name__}")
     out: dict[Expr, tuple[Bound, Bound]] = {}
+    facts: dict[Expr, tuple[Bound, Bound]] = {}
     for k, spec in ranges.items():
-        sym = _symbol_key(k)
-        out[sym] = _normalise_one(sym.payload, spec)
+        key = _range_key(k)
+        if type(key) is Symbol:
+            out[key] = _normalise_one(key.payload, spec)
+        else:
+            facts[key] = _normalise_one(str(key), spec)
     cycle = _find_cycle(out)
     if cycle is not None:
         path = " -> ".join(str(s) for s in cycle)
         raise RangeError(f"the ranges refer to each other in a cycle: {path}")
-    return Ranges(out)
+    return Ranges(out, facts)
 
 
 def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None:

@@ -161,3 +161,43 @@ def test_clear_caches_keeps_answers() -> None:
     before = ia.simplify(e, {"x": 64})
     ia.clear_caches()
     assert ia.simplify(e, {"x": 64}) is before
+
+
+# --- ranges keyed by expressions (Inductor's var_ranges {x2 + 3*y1: 15}) --------------------
+
+FACT_RANGES = {"x2": 5, "y1": 5, "x2 + 3*y1": 15}
+
+
+def test_a_range_keyed_by_an_expression_is_an_assumption() -> None:
+    r = ia.as_ranges(FACT_RANGES)
+    assert list(r) == [ia.parse("x2"), ia.parse("y1")]
+    assert r.facts == {ia.parse("x2 + 3*y1"): (ia.parse("0"), ia.parse("14"))}
+    e = ia.parse("ModularIndexing(x2 + 3*y1, 1, 15)")
+    assert ia.simplify(e, FACT_RANGES) is ia.parse("x2 + 3*y1")
+    assert ia.bounds("x2 + 3*y1", FACT_RANGES) == (0, 14)
+    # a sum holding the fact's terms, or their negations
+    assert ia.bounds("x2 + 3*y1 + 15*z0", {**FACT_RANGES, "z0": 4}) == (0, 59)
+    assert ia.bounds("20 - x2 - 3*y1", FACT_RANGES) == (6, 20)
+
+
+def test_facts_in_the_prover_and_its_counterexamples() -> None:
+    assert ia.prove("x2 + 3*y1 < 15", FACT_RANGES).status == "proved"
+    p = ia.prove("x2 + 3*y1 < 14", FACT_RANGES)
+    assert p.status == "disproved" and p.counterexample is not None
+    pt = p.counterexample
+    assert pt["x2"] + 3 * pt["y1"] == 14  # the only value the fact leaves that breaks it
+    pytest.importorskip("z3")
+    assert ia.prove("x2 + 3*y1 < 15", FACT_RANGES, tiers=("z3",)).status == "proved"
+
+
+def test_symbolic_fact() -> None:
+    x2, y1, s27 = ia.symbols("x2 y1 s27")
+    r = {x2: "s27", y1: 10, s27 * y1 + x2: 3 * s27, s27: (1, None)}
+    assert ia.bounds(s27 * y1 + x2, r) == (0, 3 * s27 - 1)
+    assert ia.simplify(ia.parse("(s27*y1 + x2) // (3*s27)"), r) is ia.parse("0")
+
+
+@pytest.mark.parametrize("key", ["x + ", "3", "x < 3"])
+def test_bad_range_keys(key: str) -> None:
+    with pytest.raises(ia.RangeError):
+        ia.as_ranges({key: 4})

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Union
 
-from indexalg.expr import Expr, Symbol
+from indexalg.expr import Add, Expr, Symbol, mul
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
 __all__ = [
@@ -128,6 +128,8 @@ class Context:
         "_busy",
         "_domains",
         "_empty",
+        "facts",
+        "sum_facts",
     )
 
     def __init__(self, ranges: Ranges) -> None:
@@ -159,6 +161,16 @@ class Context:
         self._bounded: frozenset[Expr] | None = None
         self._domains: dict[Expr, frozenset[Expr]] = {}
         self._empty: frozenset[Expr] | None = None
+        #: expression -> inclusive (lo, hi) assumed at every point (ranges keyed by an
+        #: expression); empty for plain ranges
+        self.facts: dict[Expr, tuple[Expr | None, Expr | None]] = ranges.facts
+        #: the facts about sums, for sums that hold the fact's terms (or their negations)
+        #: among their own: (fact, its terms, its terms negated)
+        self.sum_facts: tuple[tuple[Expr, frozenset[Expr], frozenset[Expr]], ...] = tuple(
+            (f, frozenset(f.args), frozenset(mul(-1, t) for t in f.args))
+            for f in ranges.facts
+            if type(f) is Add and f.args
+        )
 
     @property
     def bounded(self) -> frozenset[Expr]:

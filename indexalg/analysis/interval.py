@@ -30,6 +30,8 @@ from indexalg.expr import (
     Symbol,
     Where,
     Wild,
+    add,
+    mul,
 )
 
 __all__ = ["interval", "INTERVAL_TABLE", "imul", "ipow", "ifloordiv", "imod"]
@@ -51,8 +53,43 @@ def interval(e: Expr, ctx: Context) -> Interval:
     # itself) sees the trivial interval: sound, and it ends the recursion.
     cache[e] = _FULL
     r = INTERVAL_TABLE[type(e)](e, ctx)
+    if ctx.facts:
+        r = _with_facts(e, r, ctx)
     cache[e] = r
     return r
+
+
+def _with_facts(e: Expr, r: Interval, ctx: Context) -> Interval:
+    """``r`` narrowed by the assumed ranges of expressions (``{x2 + 3*y1: 15}``): of ``e``
+    itself, and of a sum among ``e``'s terms (``e = fact + rest``)."""
+    fact = ctx.facts.get(e)
+    if fact is not None:
+        r = _meet(r, _fact_interval(fact, ctx))
+    if type(e) is Add and ctx.sum_facts:
+        terms = frozenset(e.args)
+        for f, pos, neg in ctx.sum_facts:
+            if f is e:
+                continue
+            if pos <= terms:  # e = f + rest
+                rest = interval(add(e, mul(-1, f)), ctx)
+                flo, fhi = _fact_interval(ctx.facts[f], ctx)
+                r = _meet(r, (flo + rest[0], fhi + rest[1]))
+            elif neg <= terms:  # e = -f + rest
+                rest = interval(add(e, f), ctx)
+                flo, fhi = _fact_interval(ctx.facts[f], ctx)
+                r = _meet(r, (rest[0] - fhi, rest[1] - flo))
+    return r
+
+
+def _fact_interval(fact: tuple[Expr | None, Expr | None], ctx: Context) -> Interval:
+    lo_e, hi_e = fact
+    lo: Num = NEG_INF if lo_e is None else interval(lo_e, ctx)[0]
+    hi: Num = INF if hi_e is None else interval(hi_e, ctx)[1]
+    return lo, hi
+
+
+def _meet(a: Interval, b: Interval) -> Interval:
+    return max(a[0], b[0]), min(a[1], b[1])
 
 
 def _mul_num(a: Num, b: Num) -> Num:

@@ -103,6 +103,61 @@ def sym_bound(
         return sym_bound(b, ctx, upper=upper, depth=depth + 1, elim=elim)
     if not mentions_dependent(e, ctx, elim):
         return e
+    if ctx.facts:
+        fact = ctx.facts.get(e)
+        if fact is not None:
+            f = fact[1] if upper else fact[0]
+            if f is not None and not mentions_dependent(f, ctx, elim):
+                # an assumed bound of e itself (a range keyed by this expression)
+                computed = _sym_bound_op(e, ctx, upper=upper, depth=depth, elim=elim)
+                if computed is None:
+                    return f
+                if upper:
+                    return _pick_tighter(f, computed, ctx)
+                return _pick_tighter_low(f, computed, ctx)
+    return _sym_bound_op(e, ctx, upper=upper, depth=depth, elim=elim)
+
+
+def _via_sum_fact(
+    e: Expr, ctx: Context, *, upper: bool, depth: int, elim: frozenset[Expr]
+) -> Expr | None:
+    """A bound of the sum ``e = ±f + rest`` from the assumed range of the sum ``f`` (a
+    range keyed by ``f``) and a bound of ``rest``; None when no fact applies."""
+    terms = frozenset(e.args)
+    for f, pos, neg in ctx.sum_facts:
+        if f is e:
+            continue
+        sign = 1 if pos <= terms else (-1 if neg <= terms else 0)
+        if not sign:
+            continue
+        fb = ctx.facts[f][1 if (sign > 0) == upper else 0]
+        if fb is None or mentions_dependent(fb, ctx, elim):
+            continue
+        rest = add(e, mul(-sign, f))
+        rb = sym_bound(rest, ctx, upper=upper, depth=depth + 1, elim=elim)
+        if rb is not None:
+            return add(mul(sign, fb), rb)
+    return None
+
+
+def _pick_tighter_low(a: Expr, b: Expr, ctx: Context) -> Expr:
+    """Of two lower bounds, the one provably larger; ``a`` when neither is."""
+    from indexalg.analysis.interval import interval
+
+    if interval(b, ctx)[0] >= interval(a, ctx)[1]:
+        return b
+    return a
+
+
+def _sym_bound_op(
+    e: Expr, ctx: Context, *, upper: bool, depth: int, elim: frozenset[Expr]
+) -> Expr | None:
+    """:func:`sym_bound` of a compound expression, by its op."""
+    t = type(e)
+    if t is Add and ctx.sum_facts:
+        via = _via_sum_fact(e, ctx, upper=upper, depth=depth, elim=elim)
+        if via is not None:
+            return via
     if t is Add:
         parts: list[Expr] = [integer(e.payload)]
         for term in e.args:
