@@ -6,6 +6,8 @@ Run on a GPU machine from the source tree (``PYTHONPATH=.``)::
     python3 -m bench.gpu --parts verify,ours,int64 --out DIR    # indexalg_triton side
     python3 -m bench.gpu --parts torch --out DIR                # eager and torch.compile
     python3 -m bench.gpu --report DIR [DIR ...]                 # merge into a markdown table
+    python3 -m bench.gpu --suite models --out DIR               # bench.gpu_models, one run
+    python3 -m bench.gpu --suite models --report DIR            # its table
 
 Each part measures the copy ceiling in its own run (a 1 GiB device-to-device copy, bytes
 read plus written over the ``do_bench`` median) and writes ``gpu_<part>.json`` to ``--out``
@@ -31,6 +33,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +252,172 @@ def part_torch(res: Results, names: Sequence[str], ceiling: float) -> None:
         res.save()
 
 
+def _meta(t: Any) -> Any:
+    import torch
+
+    return torch.empty_strided(tuple(t.shape), tuple(t.stride()), dtype=t.dtype, device="meta")
+
+
+def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: float, *,
+                dev: str = "cuda", size: str = "large") -> None:
+    """The models suite (bench.gpu_models), one function at a time, everything in one row:
+    the small-size verification of every access kind this Triton has (the default config
+    with its structured kinds, block pointers alone, pointers alone), then at the large
+    size eager, indexalg_triton (tuned over :func:`bench.gpu_models.tuning_space`, the
+    fastest config verified again before timing) and the three torch.compile
+    configurations, each checked against eager."""
+    import torch
+    import torch._inductor.config as iconfig
+
+    from bench.gpu_models import MODELS, tuning_space
+    from indexalg_triton import from_torch
+    from indexalg_triton.access import supported_kinds
+    from indexalg_triton.codegen import generate
+    from indexalg_triton.runtime import autotune, bench_kernel, make_outputs, verify
+
+    kinds = supported_kinds()
+    for name in names:
+        if time.time() > deadline:
+            res.note(f"{name}: skipped (the run's time budget is spent)")
+            continue
+        m = MODELS[name]
+        t0 = time.time()
+        row = res.row(name)
+        try:
+            xs = m.inputs("small", dev, seed=1)
+            spec = from_torch(m.fn, *xs, name=name)
+            for ks, structured in [(kinds, True), (("block_pointer",), True), ((), False)]:
+                if ks and not set(ks) <= set(kinds):
+                    continue
+                cfg = replace(tuning_space(spec)[0], structured=structured)
+                v = verify(f"{name}/small", m.fn, xs, spec, cfg, kinds=ks)
+                print(v.line(), flush=True)
+                res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
+                                           "size": "small", "config": v.config,
+                                           "kinds": list(ks)})
+            xs = m.inputs(size, dev, seed=2)
+            ref = m.fn(*xs)
+            nbytes = m.bytes_moved(xs, ref)
+            row["bytes"] = nbytes
+            row["eager"] = _entry(_bench(_call(m.fn, xs)), nbytes, ceiling)
+            spec = from_torch(m.fn, *[_meta(x) for x in xs], name=name)
+            tensors = dict(zip([b.name for b in spec.inputs], xs))
+            tensors.update(make_outputs(spec, dev))
+            _, timings = autotune(spec, tensors, configs=tuning_space(spec))
+            best = None
+            for cfg, _t in sorted(timings, key=lambda ct: ct[1]):
+                v = verify(f"{name}/{size}", m.fn, xs, spec, cfg)
+                print(v.line(), flush=True)
+                res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
+                                           "size": size, "config": v.config})
+                if v.ok:
+                    best = cfg
+                    break
+            if best is None:
+                res.note(f"{name}: no config verified at the large size")
+            else:
+                src = generate(spec, best)
+                ms = bench_kernel(src, tensors)
+                structured_us = [t * 1e3 for c, t in timings if c.structured]
+                pointer_us = [t * 1e3 for c, t in timings if not c.structured]
+                row["indexalg"] = _entry(
+                    ms, nbytes, ceiling, config=best.describe(), kinds=sorted(set(src.kinds)),
+                    tiling=src.tiling, index_dtype=src.index_dtype,
+                    tuning={c.describe(): t * 1e3 for c, t in timings},
+                    best_structured_us=min(structured_us) if structured_us else None,
+                    best_pointer_us=min(pointer_us) if pointer_us else None)
+            del tensors
+            for key, patch in COMPILE_CONFIGS.items():
+                torch._dynamo.reset()
+                try:
+                    with iconfig.patch(patch):
+                        cf = torch.compile(m.fn)
+                        got = cf(*xs)
+                        ok = _close_model(got, ref, xs, m)
+                        cms = _bench(_call(cf, xs))
+                    row[key] = _entry(cms, nbytes, ceiling, verified=ok)
+                except Exception as err:  # recorded; the others still run
+                    res.note(f"{name} {key}: {type(err).__name__}: {str(err)[:200]}")
+            ours = row.get("indexalg", {}).get("us")
+            best_c = min((row[k]["us"] for k in COMPILE_CONFIGS if k in row), default=None)
+            print(f"{name}: eager {row['eager']['us']:.1f} us, indexalg "
+                  f"{ours if ours is None else round(ours, 1)} us, best compile "
+                  f"{best_c if best_c is None else round(best_c, 1)} us "
+                  f"[{time.time() - t0:.0f}s]", flush=True)
+            del xs, ref
+        except Exception as err:  # one function's failure does not end the run
+            res.note(f"{name}: {type(err).__name__}: {str(err)[:300]}")
+        torch.cuda.empty_cache()
+        res.save()
+
+
+def _close_model(got: Any, eager: Any, xs: Sequence[Any], m: Any) -> bool:
+    from indexalg_triton.runtime import compare
+
+    ref64 = m.fn(*[x.double() if x.dtype.is_floating_point else x for x in xs])
+    gots = list(got) if isinstance(got, (tuple, list)) else [got]
+    eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
+    refs = list(ref64) if isinstance(ref64, (tuple, list)) else [ref64]
+    return all(compare(g, r, e, reduction=m.reduction).ok
+               for g, r, e in zip(gots, refs, eagers))
+
+
+def report_models(d: Path) -> str:
+    """The models suite's table: time and % of the copy ceiling per column, indexalg
+    against the best torch.compile configuration, geometric means."""
+    from bench.gpu_models import geomean
+
+    data = json.loads((d / "gpu_models.json").read_text())
+    env = data["env"]
+    ceil = data.get("copy_ceiling", {}).get("gbs", float("nan"))
+    lines = [f"{env['gpu']}, torch {env['torch']}, triton {env['triton']}, kinds "
+             f"{env['kinds']}; copy ceiling {ceil:.0f} GB/s", "",
+             "| function | MB | " + " | ".join(COLUMNS) + " | indexalg vs best compile | "
+             "best structured vs best pointers |",
+             "|---|---:|" + "---:|" * len(COLUMNS) + "---:|---:|"]
+    ratios: list[float] = []
+    pcts: list[float] = []
+    for name, r in data["rows"].items():
+        cells = [("-" if r.get(c) is None else
+                  f"{r[c]['us']:.0f} µs {r[c]['pct']:.0f}%"
+                  + ("" if r[c].get("verified", True) else " (wrong)")) for c in COLUMNS]
+        compiles = [r[c]["us"] for c in COLUMNS[1:4] if c in r and r[c].get("verified", True)]
+        vs = "-"
+        sp = "-"
+        e = r.get("indexalg")
+        if compiles and e:
+            ratio = min(compiles) / e["us"]
+            ratios.append(ratio)
+            pcts.append(e["pct"])
+            vs = f"{100 * ratio:.1f}%"
+        if e and e.get("best_structured_us") and e.get("best_pointer_us"):
+            sp = f"{e['best_structured_us'] / e['best_pointer_us']:.2f}x"
+        lines.append(f"| {name} | {r.get('bytes', 0) / 1e6:.0f} | " + " | ".join(cells)
+                     + f" | {vs} | {sp} |")
+    lines.append("")
+    lines.append(f"indexalg speed as % of the best torch.compile configuration (best time / "
+                 f"indexalg time): geometric mean {100 * geomean(ratios):.1f}% over "
+                 f"{len(ratios)} functions, worst {100 * min(ratios, default=float('nan')):.1f}%;"
+                 f" indexalg's % of the copy ceiling: geometric mean {geomean(pcts):.1f}%")
+    lines.append("")
+    lines.append("| function | indexalg config | tiling | access kinds | index dtype |")
+    lines.append("|---|---|---|---|---|")
+    for name, r in data["rows"].items():
+        e = r.get("indexalg")
+        if e:
+            lines.append(f"| {name} | {e['config']} | {e['tiling']} | "
+                         f"{', '.join(e['kinds'])} | {e['index_dtype']} |")
+    ok = [v for v in data["verify"]]
+    lines.append("")
+    lines.append(f"verify: {sum(v['ok'] for v in ok)}/{len(ok)} ok")
+    for v in ok:
+        if not v["ok"]:
+            lines.append(f"    {v['line']}")
+    for n in data.get("notes", []):
+        lines.append(f"note: {n}")
+    return "\n".join(lines)
+
+
 def _call(fn: Callable[..., Any], xs: Sequence[Any]) -> Callable[[], Any]:
     def run() -> Any:
         return fn(*xs)
@@ -333,15 +502,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", default="bench/gpu_out")
     ap.add_argument("--workloads", default=None, help="comma-separated (default: all)")
     ap.add_argument("--report", nargs="*", default=None, metavar="DIR")
+    ap.add_argument("--suite", default="builtin", choices=["builtin", "models"],
+                    help="builtin: indexalg_triton.workloads; models: bench.gpu_models")
+    ap.add_argument("--budget", type=float, default=1e9,
+                    help="seconds after which the models suite skips the remaining functions")
     args = ap.parse_args(argv)
     if args.report is not None:
-        print(report([Path(d) for d in (args.report or [args.out])]))
+        if args.suite == "models":
+            print(report_models(Path((args.report or [args.out])[0])))
+        else:
+            print(report([Path(d) for d in (args.report or [args.out])]))
         return 0
     import torch
 
     if not torch.cuda.is_available():
         print("bench.gpu needs a GPU (torch.cuda.is_available() is False)", file=sys.stderr)
         return 2
+    if args.suite == "models":
+        from bench.gpu_models import MODELS
+
+        deadline = time.time() + args.budget
+        names = args.workloads.split(",") if args.workloads else list(MODELS)
+        out = Path(args.out)
+        res = Results(out, "models")
+        ceil = copy_ceiling()
+        res.data["copy_ceiling"] = ceil
+        print(f"== models suite: copy ceiling {ceil['gbs']:.0f} GB/s", flush=True)
+        part_models(res, names, ceil["gbs"], deadline)
+        res.save()
+        print(report_models(out))
+        return 0 if all(v["ok"] for v in res.data["verify"]) else 1
     from indexalg_triton import workloads as W
 
     names = args.workloads.split(",") if args.workloads else list(W.WORKLOADS)

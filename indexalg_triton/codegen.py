@@ -216,15 +216,30 @@ def _unique(cs: list[Config]) -> list[Config]:
 
 
 def _reduces_contiguously(spec: KernelSpec) -> bool:
-    """Whether the reduction variable has stride 1 in some load (a row reduction)."""
+    """Whether some load reads along the reduction variable innermost (a row reduction):
+    stride 1, or a small stride below every pointwise loop's (``x[:, ::2].sum(1)`` is a
+    row reduction read at stride 2, not a column reduction)."""
     assert spec.reduction is not None
+    from indexalg.simplify import simplify
+
     r = Symbol(spec.reduction[0])
+    ranges: dict[str, object] = dict(spec.loops)
+
+    def stride(index: Expr, v: Expr) -> int | None:
+        c = simplify(index.subs({v: integer(1)}) - index.subs({v: integer(0)}),
+                     ranges)  # type: ignore[arg-type]
+        return c.payload if type(c) is Integer else None
+
     for o in spec.ops:
         if o.kind == "load" and o.index is not None and r in o.index.free_symbols:
-            coeff = o.index.subs({r: integer(1)}) - o.index.subs({r: integer(0)})
-            from indexalg.simplify import simplify
-
-            if simplify(coeff, dict(spec.loops)) is integer(1):  # type: ignore[arg-type]
+            sr = stride(o.index, r)
+            if sr == 1:
+                return True
+            if sr is None or not 1 < sr <= 8:
+                continue
+            others = [stride(o.index, Symbol(n)) for n, _ in spec.loops
+                      if Symbol(n) in o.index.free_symbols]
+            if all(s is not None and abs(s) > sr for s in others):
                 return True
     return False
 
@@ -395,8 +410,16 @@ class _Gen:
         if k == "cast":
             src = o.args[0]
             src_reg = self.reg.get(src, "") if isinstance(src, str) else ""
-            if o.dtype == src_reg:
+            src_dtype = self.spec.op(src).dtype if isinstance(src, str) else ""
+            if o.dtype == src_reg or (o.dtype == src_dtype == "bfloat16"):
                 text = args[0]
+            elif o.dtype == "bfloat16" and src_reg == "float32":
+                # a value rounded to bfloat16 and kept in float32 (the next op computes in
+                # float32 anyway): round-to-nearest-even by bits, as torch and the GPU round
+                # (Triton's interpreter truncates a float32 -> bfloat16 conversion)
+                self.helpers.setdefault("ia_round_bf16", _ROUND_BF16)
+                self.reg[o.name] = "float32"
+                return f"ia_round_bf16({args[0]})"
             elif o.dtype in ("float16", "bfloat16") and not is_float(src_reg):
                 # through float32, as torch converts integers to 16-bit floats (and the
                 # interpreter would reinterpret the bits of a direct conversion)
@@ -1015,6 +1038,17 @@ def ia_tanh(x):
     small = x * (1.0 + x2 * (-0.3333333333333333 + x2 * (0.13333333333333333
                                                         - x2 * 0.05396825396825397)))
     return tl.where(a < 0.05, small, tl.where(x < 0, -t, t))
+'''
+
+
+#: float32 -> the nearest bfloat16 (ties to even), as a float32; NaN stays NaN.
+_ROUND_BF16 = '''
+
+@triton.jit
+def ia_round_bf16(x):
+    b = x.to(tl.uint32, bitcast=True)
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    return tl.where(x != x, x, b.to(tl.float32, bitcast=True))
 '''
 
 
