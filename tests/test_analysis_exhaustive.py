@@ -905,3 +905,54 @@ def test_refinement_through_where(tier: str) -> None:
         for r in _where_ranges(e, tier):
             check_exhaustively(e, r, tally)
     tally.report()
+
+
+# --- generated expressions with shared subterms -------------------------------------------
+
+
+def _generated(examples: int, seed_: int) -> Tally:
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from indexalg.testing.adversarial import adversarial_cases
+
+    tally = Tally(f"generated x{examples}")
+
+    @seed(seed_)
+    @settings(
+        max_examples=examples,
+        derandomize=False,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate],
+    )
+    @given(adversarial_cases(), adversarial_cases(claims=True))
+    def run(case: Any, claim: Any) -> None:
+        for e, r, _ in (case, claim):
+            check_exhaustively(e, r, tally)
+        e = case[0]
+        m, r0 = congruence(e)
+        for p in case[2]:
+            names = tuple(sorted(p))
+            try:
+                v = int(_compiled(e, names)(*(p[n] for n in names)))
+            except Undefined:
+                continue
+            if (v != r0) if m == 0 else ((v - r0) % m != 0):
+                tally.fail(len(str(e)), f"congruence({e}) = ({m}, {r0}); at {p} it is {v}")
+                break
+
+    run()
+    return tally
+
+
+def test_generated_expressions_fast() -> None:
+    """Expressions and claims from indexalg.testing.adversarial (shared subterms, repeated
+    factors, lowered remainders, Where on unused symbols, symbolic ranges): interval,
+    bounds, sym_bound, decide and congruence against every point of their domains."""
+    _generated(1500, 20261201).report()
+
+
+@pytest.mark.slow
+def test_generated_expressions_full() -> None:
+    _generated(40_000, 16).report()

@@ -242,3 +242,153 @@ def test_undefined_points_are_left_to_the_property() -> None:
     e = ia.parse("x // y")
     with pytest.raises(IndexAlgError):
         evaluate(e, find(assignments({"x": 4, "y": 3}), lambda p: p["y"] == 0))
+
+
+# --- the adversarial generator (indexalg.testing.adversarial) ------------------------------
+
+from indexalg.testing import adversarial, exhaustive  # noqa: E402
+from indexalg.testing.adversarial import (  # noqa: E402
+    adversarial_cases,
+    adversarial_claims,
+    adversarial_exprs,
+    adversarial_ranges,
+)
+
+
+def test_adversarial_exports_four_documented_strategies() -> None:
+    assert sorted(adversarial.__all__) == [
+        "adversarial_cases",
+        "adversarial_claims",
+        "adversarial_exprs",
+        "adversarial_ranges",
+    ]
+    for name in adversarial.__all__:
+        doc = getattr(adversarial, name).__doc__ or ""
+        assert len(doc.strip()) > 80, name
+
+
+@FAST
+@given(adversarial_cases())
+def test_adversarial_cases_hold_every_point_of_the_domain(case: Any) -> None:
+    e, r, points = case
+    assert isinstance(e, ia.Expr) and not e.is_bool
+    assert {s.payload for s in e.free_symbols} <= {"x", "y", "s0", "u"}
+    dom = exhaustive.domain_points(r, variables=e.free_symbols, window=4)
+    assert dom is not None and dom[0] == points
+    assert len(points) <= adversarial.MAX_POINTS
+    for p in points:
+        assert _in_range(p, {k: v for k, v in r.items() if k in p})
+    # sizes keep a lower bound >= 1
+    lo, _ = as_ranges(r)[Symbol("s0")]
+    assert type(lo) is Integer and lo.payload >= 1
+
+
+@FAST
+@given(adversarial_cases(claims=True))
+def test_adversarial_claims_are_claims(case: Any) -> None:
+    assert case[0].is_bool
+
+
+def test_adversarial_exprs_share_subterms() -> None:
+    """Some expression holds a node twice as a direct product factor (a square)."""
+
+    def square(e: ia.Expr) -> bool:
+        return any(
+            type(n) is ia.Mul and len(n.args) >= 2 and len(set(n.args)) < len(n.args)
+            for n in e.walk()
+        )
+
+    e = find(adversarial_exprs(), square, settings=settings(database=None, max_examples=2000))
+    assert square(e)
+
+
+def test_adversarial_exprs_emit_inductors_lowered_remainder() -> None:
+    e = find(
+        adversarial_exprs(),
+        lambda e: "x - 2*(x // 2)" in str(e),
+        settings=settings(database=None, max_examples=3000),
+    )
+    assert "x - 2*(x // 2)" in str(e)
+
+
+SHRINKS_ADV = [
+    Shrink(adversarial_ranges(), {"x": (0, 0), "y": (0, 0), "s0": (1, 4)}),
+    Shrink(adversarial_exprs(), ia.parse("x*x")),
+]
+
+
+@pytest.mark.parametrize("case", SHRINKS_ADV, ids=lambda c: repr(c.minimal))
+def test_adversarial_examples_shrink(case: Shrink) -> None:
+    assert minimal(case.strategy, case.condition) == case.minimal
+
+
+BAD_ADV = [
+    Bad(lambda: adversarial_exprs(max_steps=0), "max_steps=0"),
+    Bad(lambda: adversarial_exprs(variables=()), "at least one symbol"),
+    Bad(lambda: adversarial_exprs(variables=("x",), sizes=("x",)), "disjoint"),
+    Bad(lambda: adversarial_claims(free="u"), "sequence of symbol names"),
+    Bad(lambda: adversarial_ranges(sizes=("s", "s")), "twice"),
+    Bad(lambda: adversarial_cases(claims=1), "claims=1"),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize("case", BAD_ADV, ids=lambda c: c.message)
+def test_adversarial_bad_arguments_raise_invalid_argument(case: Bad) -> None:
+    test_bad_arguments_raise_invalid_argument_on_first_use(case)
+
+
+# --- exhaustive evaluation (indexalg.testing.exhaustive) -----------------------------------
+
+
+@FAST
+@given(exprs(variables=("x", "y"), max_leaves=8), st.integers(-5, 5), st.integers(-5, 5))
+def test_compiled_expressions_agree_with_the_evaluator(e: ia.Expr, vx: int, vy: int) -> None:
+    fn = exhaustive.compile_expr(e, ("x", "y"))
+    try:
+        want: object = evaluate(e, {"x": vx, "y": vy})
+    except IndexAlgError:
+        want = "undefined"
+    try:
+        got: object = fn(vx, vy)
+    except exhaustive.Undefined:
+        got = "undefined"
+    assert got == want
+
+
+def test_domain_points_follow_the_domain_of_the_variables() -> None:
+    r: dict[str, Any] = {"x": "s0", "s0": (1, 3), "q": (5, 4 + 1)}
+    pts, full = exhaustive.domain_points(r, variables=("x",)) or ([], False)
+    assert full and len(pts) == 1 + 2 + 3 and all(set(p) == {"x", "s0"} for p in pts)
+    pts, full = exhaustive.domain_points({"x": (2, None)}, variables=("x", "u"), window=1) or (
+        [],
+        True,
+    )
+    assert not full and len(pts) == 2 * 3
+    assert exhaustive.domain_points({"x": 100, "y": 100}, variables=("x", "y"), limit=999) is None
+
+
+@pytest.mark.parametrize(
+    ("bound", "exact", "kind"),
+    [
+        ((0, 9), (0, 9), "exact"),
+        ((-1, 10), (0, 9), "within 1"),
+        ((-5, 9), (0, 9), "within 2x"),
+        ((-11, 9), (0, 9), "worse"),
+        ((0, 0), (0, 0), "exact"),
+        ((0, 1), (0, 0), "within 1"),
+        ((0, 3), (0, 0), "worse"),
+        ((None, 9), (0, 9), "unbounded"),
+    ],
+)
+def test_looseness_categories(bound: Any, exact: tuple[int, int], kind: str) -> None:
+    assert exhaustive.looseness(bound, exact) == kind
+
+
+def test_bounds_looseness_measures_symbolic_bounds_per_size() -> None:
+    e = ia.parse("x + s0")  # bounds [s0, 2*s0 - 1]: exact for every s0
+    r: dict[str, Any] = {"x": "s0", "s0": (1, 4)}
+    pts, _ = exhaustive.domain_points(r, variables=e.free_symbols) or ([], False)
+    assert exhaustive.bounds_looseness(e, r, ia.bounds(e, r), pts) == "exact"
+    loose = (ia.Integer(0), ia.parse("2*s0 + 5"))
+    assert exhaustive.bounds_looseness(e, r, loose, pts) == "worse"
+    assert exhaustive.bounds_looseness(e, {"x": (0, None)}, (0, None), pts) is None

@@ -24,8 +24,8 @@ Strategies (Hypothesis house style: arguments checked on first use, InvalidArgum
   expression's domain (:func:`indexalg.testing.exhaustive.domain_points`; an open side or
   an unranged symbol windowed), the form :mod:`indexalg.testing.fuzz` checks.
 
-Examples shrink towards fewer steps, steps that combine the first leaves, the first
-variable, constants towards 0 and numeric ranges near 0.
+Examples shrink towards one step (a square of the first variable, ``x*x``), constants
+towards 0 and numeric ranges near 0.
 """
 
 from __future__ import annotations
@@ -91,10 +91,11 @@ class _Pool:
         self.items = list(leaves)
 
     def pick(self, draw: st.DrawFn) -> Expr:
-        # index 0 counts from the end: examples shrink towards the latest step (which in a
-        # shrunk example is a leaf), keeping the chain of shared subterms.
-        i = draw(st.integers(0, len(self.items) - 1))
-        return self.items[len(self.items) - 1 - i]
+        # Generation favours the latest entries (chains of shared subterms); examples
+        # shrink towards the first leaf.
+        if draw(st.booleans()):
+            return self.items[-1]
+        return self.items[draw(st.integers(0, len(self.items) - 1))]
 
 
 def _lowered(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
@@ -171,8 +172,8 @@ def _where(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
 
 
 _STEPS: tuple[Callable[[st.DrawFn, _Pool, _Gen], Expr], ...] = (
-    _linear,
     _product,
+    _linear,
     _lowered,
     _division,
     _minmax,
@@ -195,7 +196,7 @@ class _Gen:
 @st.composite
 def _expr(draw: st.DrawFn, g: _Gen, steps: int) -> Expr:
     pool = _Pool(list(g.leaves))
-    n = draw(st.integers(min(2, steps), steps))
+    n = draw(st.integers(1, steps))
     for _ in range(n):
         try:
             pool.items.append(draw(_STEP)(draw, pool, g))
@@ -203,7 +204,7 @@ def _expr(draw: st.DrawFn, g: _Gen, steps: int) -> Expr:
             reject()
     last = pool.items[-1]
     if draw(st.integers(0, 2)) == 2:
-        # combine the result with an earlier step: the shared subterm occurs twice
+        # combine the result with an entry: a shared subterm occurs twice
         other = pool.pick(draw)
         last = last * other if draw(st.booleans()) else last - other
     return last
@@ -239,7 +240,8 @@ def adversarial_exprs(
     ``t - t // 4``), divisions by literals of either sign, by sizes and by other steps
     (which may be 0 somewhere), ModularIndexing, Min/Max and Where.  Where conditions
     compare a variable, a size, a ``free`` symbol (meant to stay unranged) or a step with a
-    constant or a step.  Shrinks towards one step over the first leaves."""
+    constant or a step.  Shrinks towards one step, a square of the first variable (``x*x``).
+    """
     call = _call_text(
         "adversarial_exprs",
         [
