@@ -9,7 +9,8 @@ symbolic, singleton and negative ranges, checked at *every* point of small domai
 * ``prove``: a "proved" claim holds at every point, a "disproved" one has a true
   counterexample, a "vacuous" one has no point where it is defined; claims compare with
   constants at the exact bounds;
-* ``congruence`` holds at every point.
+* ``congruence`` holds at every point;
+* ``bounds(exact=True)`` contains every value and its numeric sides are the exact range.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hypothesis import event, given
 from prop_support import examples
 
 from indexalg.testing.adversarial import adversarial_cases
-from indexalg.testing.exhaustive import bounds_looseness
+from indexalg.testing.exhaustive import bounds_looseness, check_exact_bounds
 from indexalg.testing.oracles import check_bounds, check_congruence, check_proof, check_simplify
 
 Case = tuple[Any, dict[str, Any], list[dict[str, int]]]
@@ -56,3 +57,10 @@ def test_prove_verdicts_agree_with_every_point(case: Case) -> None:
 def test_congruence_holds_at_every_point(case: Case) -> None:
     e, r, points = case
     check_congruence(e, r, points)
+
+
+@examples(60)
+@given(adversarial_cases())
+def test_exact_bounds_are_the_exact_range(case: Case) -> None:
+    e, r, points = case
+    check_exact_bounds(e, r, points)

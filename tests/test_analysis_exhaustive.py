@@ -575,9 +575,16 @@ def check_exhaustively(e: Expr, r: dict[str, Any], tally: Tally, *, label: str =
     else:
         b_lo, b_hi = bounds_in(e, ctx)
         checks += [("bounds lo", b_lo, False, True), ("bounds hi", b_hi, True, True)]
+        passes: list[tuple[str, frozenset[Expr] | None]] = [("dependent", None)]
+        for attr in ("bounded", "eliminable"):  # decide's second pass, bounds' elimination
+            elim = getattr(ctx, attr, None)
+            if isinstance(elim, frozenset):
+                passes.append((attr, elim))
         for upper in (False, True):
-            sb = sym_bound(e, ctx, upper=upper)
-            checks.append((f"sym_bound({'upper' if upper else 'lower'})", sb, upper, False))
+            for which, elim in passes:
+                sb = sym_bound(e, ctx, upper=upper, elim=elim)
+                what = f"sym_bound({'upper' if upper else 'lower'}, elim={which})"
+                checks.append((what, sb, upper, False))
     compiled: list[tuple[str, Expr, Callable[..., Value], bool, bool]] = []
     for what, b, upper, public in checks:
         if b is None:

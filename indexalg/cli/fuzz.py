@@ -42,6 +42,7 @@ EPILOG = """properties:
   congruence  every value satisfies congruence(e, ranges)
   prove       proved claims hold; disproved ones come with a true counterexample
   combined    simplify, bounds and congruence on the same examples (cheapest for all three)
+  exact       every value within bounds(e, exact=True); exact on finite domains (adversarial)
   text        parse(str(e)) is e
   all         every property above (combined excluded: it repeats the first three)
 

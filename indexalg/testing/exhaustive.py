@@ -57,6 +57,7 @@ __all__ = [
     "SOURCE_TABLE",
     "Undefined",
     "bounds_looseness",
+    "check_exact_bounds",
     "compile_expr",
     "domain_points",
     "exact_range",
@@ -354,3 +355,42 @@ def bounds_looseness(
         if worst is None or LOOSENESS.index(kind) > LOOSENESS.index(worst):
             worst = kind
     return worst
+
+
+def check_exact_bounds(
+    e: Expr,
+    ranges: RangesLike,
+    points: Sequence[Mapping[str, int]],
+    *,
+    prop: str = "exact",
+) -> tuple[object, object]:
+    """``indexalg.bounds(e, ranges, exact=True)`` (Z3's optimiser): every value at
+    ``points`` lies inside, and when the domain is finite (``points`` are all of it) a
+    numeric side equals the exact one.  Raises
+    :class:`~indexalg.testing.oracles.PropertyFailure`; returns ``(lo, hi)``."""
+    from indexalg import bounds
+    from indexalg.testing.oracles import _fail, check_bounds
+
+    def exact(x: Expr, r: RangesLike) -> tuple[object, object]:
+        return bounds(x, r, exact=True)
+
+    found = check_bounds(e, ranges, points, bounds=exact, prop=prop)
+    if not points or not finite_domain(e, ranges):
+        return found
+    names = tuple(sorted(points[0]))
+    ex = exact_range(e, points, names)
+    if ex is None:
+        return found
+    for side, got, want in (("lo", found[0], ex[0]), ("hi", found[1], ex[1])):
+        value = got.payload if isinstance(got, Expr) and type(got) is Integer else got
+        if isinstance(value, int) and not isinstance(value, bool) and value != want:
+            raise _fail(
+                prop,
+                "exact bound not exact",
+                "bounds",
+                e,
+                ranges,
+                None,
+                f"exact=True gives {side} = {value}, the exact {side} is {want}",
+            )
+    return found

@@ -20,6 +20,9 @@ Properties (:data:`PROPERTIES`):
 ``combined``
     ``simplify``, ``bounds`` and ``congruence`` on the same examples: generating examples
     costs more than checking them, so this is the cheapest way to run all three;
+``exact``
+    every value lies in ``bounds(e, r, exact=True)`` and, on a finite domain enumerated
+    whole (the ``adversarial`` generator), its numeric sides are the exact range;
 ``text``
     ``parse(str(e)) is e``.
 
@@ -206,6 +209,13 @@ def _check_combined(case: Any, rules: object) -> object:
     return found
 
 
+def _check_exact(case: Any, rules: object) -> object:
+    from indexalg.testing.exhaustive import check_exact_bounds
+
+    e, r, points = case
+    return check_exact_bounds(e, r, points)
+
+
 def _check_text(case: Any, rules: object) -> None:
     check_text_round_trip(case[0])
 
@@ -249,6 +259,14 @@ PROPERTIES: dict[str, Property] = {
             expr_cases,
             _check_combined,
             per_point=3,
+        ),
+        Property(
+            "exact",
+            "every value within bounds(e, ranges, exact=True); on a finite domain the "
+            "numeric sides are the exact ones (use --generator adversarial)",
+            ("indexalg.prove", "exact_bounds"),
+            expr_cases,
+            _check_exact,
         ),
         Property(
             "text",
