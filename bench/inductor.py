@@ -1,0 +1,320 @@
+"""Compile time and kernel quality of torch.compile with and without indexalg.inductor.
+
+    python -m bench.inductor                       # the TABLE workloads, C++ and Triton paths
+    python -m bench.inductor --workloads all --backends cpp --shapes static dynamic
+    python -m bench.inductor --json out.json
+
+Each (workload, backend, shape mode, stock | plug-in) compiles in a fresh process with
+caches disabled (``TORCHINDUCTOR_FORCE_DISABLE_CACHES=1``), stock and plug-in alternating
+in one run.  A worker reports: first-call seconds (compile, for C++ also the g++ run), the
+seconds inside index arithmetic (``bench.inductor_timing``: the covered entry points, and
+the rest), the plug-in's counters, the div/mod count of every generated kernel (from its
+source), and whether the output equals eager (C++; the Triton path only generates code on
+this CPU machine: ``cpu_backend="triton"``, stopped after code generation, as the corpus
+harvester does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+BACKENDS = ("cpp", "triton")
+SHAPES = ("static", "dynamic")
+MODES = ("stock", "plugin")
+
+# Division / remainder in generated source: C++ (``c10::div_floor_integer``, ``c10::div_mod``,
+# ModularIndexing's ``%``) and Triton (``//``, ``%``, ``triton_helpers`` floor helpers).
+_DIVMOD = re.compile(r"div_floor_integer|div_mod\(|remainder_integer| // | % ")
+
+
+def divmod_count(src: str) -> int:
+    """Division / remainder operators in a kernel's source (comment lines aside)."""
+    n = 0
+    for line in src.splitlines():
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        n += len(_DIVMOD.findall(line))
+    return n
+
+
+def _kernels_from_cpp_wrapper(code: str) -> list[tuple[str, str]]:
+    """(name, source) of each C++ kernel in an Inductor output module."""
+    out = []
+    for m in re.finditer(
+        r"(\w+) = async_compile\.cpp_pybinding\(\[[^\]]*\], r?'''(.*?)'''\)", code, re.S
+    ):
+        out.append((m.group(1), m.group(2)))
+    if not out:
+        for m in re.finditer(
+            r"(\w+) = async_compile\.cpp_pybinding\(\[[^\]]*\], (?:r)?\"\"\"(.*?)\"\"\"", code, re.S
+        ):
+            out.append((m.group(1), m.group(2)))
+    return out
+
+
+# =======================================================================================
+# worker: one compile in this process
+
+
+def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
+    import torch
+
+    from bench import inductor_timing
+    from bench.inductor_workloads import BY_NAME
+
+    if mode == "plugin":
+        import indexalg.inductor as plug
+
+        plug.install()
+    inductor_timing.install()
+    from torch._inductor import config
+
+    w = BY_NAME[name]
+    inputs = w.inputs()
+    result: dict[str, Any] = {"workload": name, "backend": backend, "shape": shape, "mode": mode}
+    kernels: list[tuple[str, str]] = []
+    torch._dynamo.reset()
+    compiled = torch.compile(w.fn, dynamic=(shape == "dynamic"), fullgraph=False)
+    t0 = time.perf_counter()
+    if backend == "triton":
+        import torch._inductor.codegen.triton as triton_codegen
+        import torch._inductor.graph as inductor_graph
+        import torch.utils._triton as utils_triton
+
+        class CodegenComplete(Exception):
+            pass
+
+        utils_triton.triton_hash_with_backend = lambda: "INDEXALG-BENCH"
+        orig_define = triton_codegen.TritonScheduling.define_kernel
+
+        def define_kernel(self: Any, src_code: str, node_schedule: Any, kernel: Any) -> Any:
+            name_out = orig_define(self, src_code, node_schedule, kernel)
+            kernels.append((str(name_out), src_code))
+            return name_out
+
+        def stop(self: Any, wrapper_code: Any) -> Any:
+            raise CodegenComplete()
+
+        triton_codegen.TritonScheduling.define_kernel = define_kernel
+        inductor_graph.GraphLowering._compile_to_module_lines = stop
+        with config.patch(cpu_backend="triton", compile_threads=1), torch.no_grad():
+            try:
+                compiled(*inputs)
+                result["error"] = "codegen did not stop"
+            except Exception as exc:  # the stop signal, wrapped by dynamo
+                chain: BaseException | None = exc
+                while chain is not None and not isinstance(chain, CodegenComplete):
+                    chain = chain.__cause__ or chain.__context__
+                if chain is None:
+                    result["error"] = f"{type(exc).__name__}: {exc}"[:500]
+        result["equal_eager"] = None
+    else:
+        from torch._inductor.utils import run_and_get_code
+
+        with torch.no_grad():
+            out, codes = run_and_get_code(compiled, *inputs)
+        for code in codes:
+            kernels.extend(_kernels_from_cpp_wrapper(code))
+        with torch.no_grad():
+            ref = w.fn(*inputs)
+        try:
+            torch.testing.assert_close(out, ref, atol=w.atol, rtol=w.rtol, equal_nan=True)
+            result["equal_eager"] = True
+        except AssertionError as exc:
+            result["equal_eager"] = False
+            result["mismatch"] = str(exc)[:300]
+        result["output_digest"] = _digest(out)
+    result["compile_s"] = time.perf_counter() - t0
+    result["index_s"] = dict(inductor_timing.SECONDS)
+    result["index_calls"] = dict(inductor_timing.CALLS)
+    result["index_by_function"] = dict(sorted(inductor_timing.BY_FUNCTION.items()))
+    result["kernels"] = [(k, divmod_count(src)) for k, src in kernels]
+    result["missing_timers"] = list(inductor_timing.MISSING)
+    if mode == "plugin":
+        import indexalg.inductor as plug
+
+        result["plugin"] = plug.counters()
+    return result
+
+
+def _digest(out: Any) -> list[Any]:
+    """The outputs as nested lists of floats (to compare stock and plug-in exactly)."""
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out.detach().double().flatten().tolist()]
+    if isinstance(out, (tuple, list)):
+        return [x for o in out for x in _digest(o)]
+    return []
+
+
+# =======================================================================================
+# driver
+
+
+def run_one(name: str, backend: str, shape: str, mode: str, timeout: float) -> dict[str, Any]:
+    env = dict(os.environ)
+    env["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    env.pop("INDEXALG_INDUCTOR", None)
+    cmd = [sys.executable, "-m", "bench.inductor", "--worker", name, backend, shape, mode]
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {
+            "workload": name,
+            "backend": backend,
+            "shape": shape,
+            "mode": mode,
+            "error": "timeout",
+        }
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("{"):
+            return dict(json.loads(line))
+    tail = (proc.stderr or proc.stdout)[-800:]
+    return {"workload": name, "backend": backend, "shape": shape, "mode": mode, "error": tail}
+
+
+def compare(stock: dict[str, Any], plug: dict[str, Any]) -> dict[str, Any]:
+    """Ratios and checks of one (workload, backend, shape) pair."""
+    row: dict[str, Any] = {k: stock[k] for k in ("workload", "backend", "shape")}
+    for tag, r in (("stock", stock), ("plugin", plug)):
+        if "error" in r:
+            row[f"{tag}_error"] = r["error"]
+    if "error" in stock or "error" in plug:
+        return row
+    row["compile_stock"] = stock["compile_s"]
+    row["compile_plugin"] = plug["compile_s"]
+    row["compile_ratio"] = plug["compile_s"] / stock["compile_s"]
+    row["covered_stock"] = stock["index_s"]["covered"]
+    row["covered_plugin"] = plug["index_s"]["covered"]
+    row["other_stock"] = stock["index_s"]["other"]
+    row["other_plugin"] = plug["index_s"]["other"]
+    sk, pk = stock["kernels"], plug["kernels"]
+    row["kernels"] = len(pk)
+    row["divmod_stock"] = sum(n for _, n in sk)
+    row["divmod_plugin"] = sum(n for _, n in pk)
+    same_kernels = [a[0] for a in sk] == [b[0] for b in pk]
+    row["kernel_names_match"] = same_kernels
+    row["kernels_worse"] = [a[0] for a, b in zip(sk, pk) if b[1] > a[1]] if same_kernels else None
+    row["equal_eager"] = plug.get("equal_eager")
+    row["stock_equal_eager"] = stock.get("equal_eager")
+    if "output_digest" in stock:
+        import math
+
+        a, b = stock["output_digest"], plug["output_digest"]
+        row["equal_stock"] = len(a) == len(b) and all(
+            len(x) == len(y)
+            and all(
+                u == v or (math.isnan(u) and math.isnan(v)) or abs(u - v) <= 1e-5 * (1 + abs(u))
+                for u, v in zip(x, y)
+            )
+            for x, y in zip(a, b)
+        )
+    row["plugin"] = plug.get("plugin", {})
+    return row
+
+
+def _fmt_table(rows: list[dict[str, Any]]) -> str:
+    head = (
+        "| workload | backend | shapes | compile stock s | plug-in s | ratio | covered stock s |"
+        " covered plug-in s | covered ratio | other index s (stock / plug-in) |"
+        " div/mod stock → plug-in |"
+    )
+    lines = [head, "|" + "---|" * 11]
+    for r in rows:
+        if "compile_stock" not in r:
+            lines.append(
+                f"| {r['workload']} | {r['backend']} | {r['shape']} | error | | | | | | | |"
+            )
+            continue
+        cov_ratio = (
+            r["covered_stock"] / r["covered_plugin"] if r["covered_plugin"] else float("inf")
+        )
+        lines.append(
+            f"| {r['workload']} | {r['backend']} | {r['shape']} | {r['compile_stock']:.2f} |"
+            f" {r['compile_plugin']:.2f} | {r['compile_ratio']:.3f} | {r['covered_stock']:.3f} |"
+            f" {r['covered_plugin']:.3f} | {cov_ratio:.1f}× |"
+            f" {r['other_stock']:.3f} / {r['other_plugin']:.3f} |"
+            f" {r['divmod_stock']} → {r['divmod_plugin']} |"
+        )
+    return "\n".join(lines)
+
+
+def summarise(rows: list[dict[str, Any]]) -> str:
+    out = []
+    for backend in BACKENDS:
+        for shape in SHAPES:
+            sel = [
+                r
+                for r in rows
+                if r["backend"] == backend and r["shape"] == shape and "compile_stock" in r
+            ]
+            if not sel:
+                continue
+            ratios = [r["compile_ratio"] for r in sel]
+            cov_s = sum(r["covered_stock"] for r in sel)
+            cov_p = sum(r["covered_plugin"] for r in sel)
+            out.append(
+                f"{backend} {shape}: {len(sel)} workloads; median compile stock "
+                f"{statistics.median(r['compile_stock'] for r in sel):.2f} s, plug-in "
+                f"{statistics.median(r['compile_plugin'] for r in sel):.2f} s; median ratio "
+                f"{statistics.median(ratios):.3f} (max {max(ratios):.3f}); covered entry points "
+                f"{cov_s:.2f} s -> {cov_p:.2f} s "
+                f"({cov_s / cov_p if cov_p else float('inf'):.1f}x); "
+                f"div/mod {sum(r['divmod_stock'] for r in sel)} -> "
+                f"{sum(r['divmod_plugin'] for r in sel)}"
+            )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.inductor", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--worker", nargs=4, metavar=("WORKLOAD", "BACKEND", "SHAPE", "MODE"))
+    p.add_argument("--workloads", nargs="*", default=None, help="names, or 'all' (default: TABLE)")
+    p.add_argument("--backends", nargs="*", default=list(BACKENDS), choices=BACKENDS)
+    p.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
+    p.add_argument("--timeout", type=float, default=600.0)
+    p.add_argument("--json", help="write every worker result and comparison here")
+    args = p.parse_args(argv)
+    if args.worker:
+        print(json.dumps(_worker(*args.worker)))
+        return 0
+    from bench.inductor_workloads import TABLE, WORKLOADS
+
+    if args.workloads == ["all"]:
+        names = [w.name for w in WORKLOADS]
+    else:
+        names = list(args.workloads or TABLE)
+    rows: list[dict[str, Any]] = []
+    raw: list[dict[str, Any]] = []
+    for name in names:
+        for backend in args.backends:
+            for shape in args.shapes:
+                pair = {mode: run_one(name, backend, shape, mode, args.timeout) for mode in MODES}
+                raw.extend(pair.values())
+                row = compare(pair["stock"], pair["plugin"])
+                rows.append(row)
+                print(_fmt_table([row]).splitlines()[-1], flush=True)
+    print()
+    print(_fmt_table(rows))
+    print()
+    print(summarise(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "raw": raw}, fh, indent=1, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,152 @@
+"""indexalg inside ``torch.compile``: a plug-in for PyTorch Inductor's index arithmetic.
+
+```python
+import indexalg.inductor
+
+indexalg.inductor.install()          # or: with indexalg.inductor.enabled(): ...
+compiled = torch.compile(model)      # Inductor's index arithmetic now goes through indexalg
+print(indexalg.inductor.report())    # calls answered, fallbacks per reason, seconds
+```
+
+or, without editing code, ``INDEXALG_INDUCTOR=1`` in the environment installs it when this
+module is imported, and ``python -m indexalg.inductor script.py ARGS`` runs a script with it
+installed and prints the report at exit.
+
+Entry points (see :data:`ENTRY_POINTS`; :func:`entry_points` says which this torch has):
+
+* ``SizeVarAllocator._simplify_with_ranges``: the uncached worker behind
+  ``V.graph.sizevars.simplify_with_ranges`` (every loop body's indices);
+* ``stride_at_vec_range``: the CPU (C++) vectoriser's lane-to-lane stride of an index, with
+  its ``simplify_index_in_vec_range`` step (both called ``sympy.simplify``).
+
+Each falls back to Inductor's own function on anything indexalg cannot read or answer
+soundly, and on any exception, with a counter per reason.  Importing this module imports
+neither torch nor sympy; :func:`install` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from . import _entries, _state
+from ._entries import ENTRY_POINTS, expression_keys_supported
+from ._state import STATS, EntryStats
+
+__all__ = [
+    "ENTRY_POINTS",
+    "EntryStats",
+    "counters",
+    "enabled",
+    "entry_points",
+    "expression_keys_supported",
+    "install",
+    "installed",
+    "report",
+    "reset",
+    "uninstall",
+]
+
+_INSTALLED: list[str] = []
+
+
+def install() -> list[str]:
+    """Route Inductor's index arithmetic through indexalg; returns the entry points patched
+    (those this torch has).  Idempotent.  Raises ImportError without torch."""
+    import torch._inductor.sizevars
+
+    with contextlib.suppress(ImportError):  # the C++ backend's vectoriser, if this torch has it
+        import torch._inductor.codegen.cpp  # noqa: F401
+    if _INSTALLED:
+        return list(_INSTALLED)
+    for entry in ENTRY_POINTS:
+        if entry.install():
+            _INSTALLED.append(entry.name)
+    return list(_INSTALLED)
+
+
+def uninstall() -> None:
+    """Give every patched entry point back to Inductor (memos emptied; counters kept)."""
+    for entry in ENTRY_POINTS:
+        entry.uninstall()
+    _INSTALLED.clear()
+    _entries.clear_memos()
+
+
+def installed() -> bool:
+    return bool(_INSTALLED)
+
+
+@contextlib.contextmanager
+def enabled() -> Iterator[list[str]]:
+    """``with enabled(): ...`` installs for the block (and restores the previous state)."""
+    was = installed()
+    names = install()
+    try:
+        yield names
+    finally:
+        if not was:
+            uninstall()
+
+
+def entry_points() -> dict[str, str]:
+    """Every entry point and where it is on this torch: the patched locations when installed,
+    ``"available"`` or ``"missing"`` otherwise."""
+    out: dict[str, str] = {}
+    for entry in ENTRY_POINTS:
+        if entry.patched:
+            out[entry.name] = ", ".join(entry.where())
+        else:
+            out[entry.name] = "available" if entry.resolve() is not None else "missing"
+    return out
+
+
+def counters() -> dict[str, dict[str, Any]]:
+    """Per entry point: calls, answered, fallbacks {reason: n}, dropped {reason: n} (facts
+    left out: sound, less precise), notes {kind: n}, seconds,
+    fallback_seconds, convert_seconds."""
+    return {
+        name: {
+            "calls": st.calls,
+            "answered": st.answered,
+            "fallbacks": dict(sorted(st.fallbacks.items())),
+            "dropped": dict(sorted(st.dropped.items())),
+            "notes": dict(sorted(st.notes.items())),
+            "seconds": st.seconds,
+            "fallback_seconds": st.fallback_seconds,
+            "convert_seconds": st.convert_seconds,
+        }
+        for name, st in sorted(STATS.items())
+    }
+
+
+def reset() -> None:
+    """Zero the counters."""
+    _state.reset()
+
+
+def report() -> str:
+    """The counters as text: one block per entry point, fallbacks and dropped facts by reason."""
+    lines = ["indexalg.inductor: " + ("installed" if installed() else "not installed")]
+    if not STATS:
+        lines.append("  no calls")
+    for name, c in counters().items():
+        share = 100.0 * c["answered"] / c["calls"] if c["calls"] else 0.0
+        lines.append(
+            f"  {name}: {c['calls']} calls, {c['answered']} answered by indexalg ({share:.1f}%),"
+            f" {c['seconds']:.3f} s (of which {c['fallback_seconds']:.3f} s in Inductor's code"
+            f" after a fallback, {c['convert_seconds']:.3f} s converting)"
+        )
+        for reason, n in c["fallbacks"].items():
+            lines.append(f"    fallback {reason}: {n}")
+        for reason, n in c["dropped"].items():
+            lines.append(f"    dropped {reason}: {n}")
+        for kind, n in c["notes"].items():
+            lines.append(f"    answered, {kind}: {n}")
+    return "\n".join(lines)
+
+
+if os.environ.get("INDEXALG_INDUCTOR") == "1":
+    install()

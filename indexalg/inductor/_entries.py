@@ -1,0 +1,574 @@
+"""The Inductor entry points indexalg answers, each with its fallback to Inductor's code.
+
+Every replacement has the signature of the function it replaces and the shape::
+
+    try:
+        return <indexalg's answer>
+    except Fallback as f:        # indexalg cannot read it / cannot answer it soundly
+        count f.reason;  return <Inductor's own function>(...)
+    except Exception as exc:     # a bug in indexalg: never Inductor's failure
+        count "error:<type>";  return <Inductor's own function>(...)
+
+so the plug-in can make a call cheaper or its answer more precise, never fail it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import indexalg as ia
+from indexalg.expr import (
+    Add,
+    Expr,
+    FloorDiv,
+    Integer,
+    Mod,
+    ModularIndexing,
+    Mul,
+    Symbol,
+    integer,
+)
+
+from . import _convert
+from ._state import EntryStats, Fallback, clock, stats_for
+
+__all__ = ["ENTRY_POINTS", "EntryPoint", "expression_keys_supported"]
+
+#: Node kinds indexalg may put into an answer even where Inductor's input had none: they
+#: print exactly in every Inductor printer (FloorDiv and PythonMod with floor semantics,
+#: ModularIndexing only on a non-negative dividend, checked below).
+_ALWAYS_PRINTABLE = frozenset({Integer, Symbol, Add, Mul, FloorDiv, Mod, ModularIndexing})
+
+
+def _debug() -> bool:
+    return os.environ.get("INDEXALG_INDUCTOR_DEBUG") == "1"
+
+
+def _guarded(name: str, fast: Callable[..., Any], original: Callable[..., Any]) -> Any:
+    """The replacement for ``original``: ``fast`` with the fallback protocol around it."""
+
+    def replacement(*args: Any, **kwargs: Any) -> Any:
+        st = stats_for(name)
+        st.calls += 1
+        t0 = clock()
+        try:
+            out = fast(st, *args, **kwargs)
+            st.answered += 1
+            st.seconds += clock() - t0
+            return out
+        except Fallback as f:
+            st.fallbacks[f.reason] += 1
+        except Exception as exc:  # indexalg must never turn Inductor's success into failure
+            if _debug():
+                raise
+            st.fallbacks[f"error:{type(exc).__name__}"] += 1
+        t1 = clock()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            t2 = clock()
+            st.fallback_seconds += t2 - t1
+            st.seconds += t2 - t0
+
+    replacement.__name__ = getattr(original, "__name__", name)
+    replacement.__qualname__ = getattr(original, "__qualname__", name)
+    replacement.__doc__ = (
+        f"indexalg's {name} (falls back to Inductor's on anything it cannot answer)"
+    )
+    replacement.__wrapped_original__ = original  # type: ignore[attr-defined]
+    for attr in ("cache_clear", "cache_info"):  # the ShapeEnv clears its lru caches
+        if hasattr(original, attr):
+            setattr(replacement, attr, getattr(original, attr))
+    return replacement
+
+
+# =======================================================================================
+# Ranges as Inductor gives them
+
+
+def _expr_keys_probe() -> bool:
+    """Whether ``ia.as_ranges`` takes a range keyed by an expression (``{x + 3*y: 15}``)."""
+    try:
+        ia.as_ranges({ia.parse("x + 3*y"): 15})
+    except ia.IndexAlgError:
+        return False
+    return True
+
+
+_EXPR_KEYS: list[bool] = []
+
+
+def expression_keys_supported() -> bool:
+    if not _EXPR_KEYS:
+        _EXPR_KEYS.append(_expr_keys_probe())
+    return _EXPR_KEYS[0]
+
+
+def _int_bound(v: Any) -> int | None:
+    """A finite sympy / int bound as int; infinities and anything else as None."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if getattr(v, "is_Integer", False):
+        return int(v)
+    return None
+
+
+def _size_spec(size: Any, what: str) -> int | Expr:
+    """Inductor's var_ranges size as an indexalg range spec (0 <= v < size)."""
+    n = _int_bound(size)
+    if n is not None:
+        if n < 1:
+            raise Fallback("empty_range")
+        return n
+    if getattr(size, "is_number", False):
+        raise Fallback("unreadable_range")
+    return _convert.to_ia(size)
+
+
+def _symbol_range(shape_env: Any, sym: Any, default: tuple[int | None, int | None]) -> Any:
+    """A size symbol's range from the shape environment (``default`` when it has none)."""
+    var_to_range = getattr(shape_env, "var_to_range", None)
+    vr = None if var_to_range is None else var_to_range.get(sym)
+    if vr is None:
+        return default
+    if getattr(vr, "is_bool", False):
+        raise Fallback("boolean_symbol")
+    lo, hi = _int_bound(vr.lower), _int_bound(vr.upper)
+    if lo is not None and hi is not None and lo > hi:
+        raise Fallback("empty_range")
+    return (lo, hi)
+
+
+def _inductor_ranges(
+    st: EntryStats, shape_env: Any, e: Expr, var_ranges: Mapping[Any, Any]
+) -> dict[Any, Any]:
+    """indexalg ranges for ``e`` under Inductor's ``var_ranges`` and shape environment.
+
+    Iteration variables: ``0 <= v < size`` (the size an int or a symbolic Expr).  A key that
+    is an expression (``x2 + 3*y1``) is the fact ``0 <= key < size``: passed on where
+    ``ia.as_ranges`` takes expression keys, dropped otherwise (sound: an assumption less) and
+    counted.  Any other symbol: the shape environment's range, or ``[0, inf)`` where it has
+    none, which is what ``SizeVarAllocator._simplify_with_ranges`` itself assumes.
+    """
+    names = e.symbol_set
+    spec: dict[Any, Any] = {}
+    pending: list[Expr] = []
+    for key, size in var_ranges.items():
+        if getattr(key, "is_Symbol", False):
+            k = _convert.to_ia(key)
+            if k not in names:
+                continue
+            s = _size_spec(size, str(key))
+            spec[k.payload] = s
+            if isinstance(s, Expr):
+                pending.append(s)
+            continue
+        kx = _convert.to_ia(key)
+        if not kx.symbol_set <= names:
+            continue
+        if not expression_keys_supported():
+            st.dropped["expression_range_key"] += 1
+            continue
+        s = _size_spec(size, str(key))
+        spec[kx] = s
+        if isinstance(s, Expr):
+            pending.append(s)
+    others: set[Expr] = set(names)
+    for p in pending:
+        others |= p.symbol_set
+    for sym in others:
+        name = sym.payload
+        if name in spec:
+            continue
+        obj = _convert.symbol_for(name)
+        spec[name] = _symbol_range(shape_env, obj, (0, None))
+    return spec
+
+
+def _apply_replacements(replacements: Mapping[Any, Any] | None, e: Expr) -> Expr:
+    """``e`` with the shape environment's replacements (``s1 -> s0``) applied, as
+    ``SizeVarAllocator.simplify`` does before simplifying."""
+    if not replacements:
+        return e
+    for _ in range(8):
+        table: dict[Expr, Expr] = {}
+        for sym in e.symbol_set:
+            obj = _convert.symbol_for(sym.payload)
+            if obj is None:
+                continue
+            rep = replacements.get(obj)
+            if rep is None or rep is obj or rep == obj:
+                continue
+            table[sym] = _convert.to_ia(rep)
+        if not table:
+            return e
+        e = e.subs(table)
+    raise Fallback("replacement_cycle")
+
+
+def _check_printable(out: Expr, before: Expr, ranges: Any) -> None:
+    """Refuse an answer Inductor's printers could print wrongly or not at all.
+
+    A node kind the input did not have (other than the always-printable ones) is refused;
+    a ModularIndexing the input did not have must have a dividend proven non-negative,
+    because Inductor prints ModularIndexing with C's truncating ``%`` (C++ and Triton).
+    """
+    if out is before:
+        return
+    before_nodes: set[Expr] | None = None
+    for node in out.walk():
+        kind = type(node)
+        if kind is ModularIndexing:
+            if before_nodes is None:
+                before_nodes = set(before.walk())
+            if node in before_nodes:
+                continue
+            lo, _ = ia.bounds(node.args[0], ranges)
+            if not (isinstance(lo, int) and lo >= 0):
+                raise Fallback("modular_indexing_of_negative")
+        elif kind not in _ALWAYS_PRINTABLE:
+            if before_nodes is None:
+                before_nodes = set(before.walk())
+            if not any(type(b) is kind for b in before_nodes):
+                raise Fallback("new_node_kind")
+
+
+# =======================================================================================
+# SizeVarAllocator._simplify_with_ranges
+
+
+def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges: Any) -> Any:
+    t0 = clock()
+    e0 = _convert.to_ia(expr)
+    e = _apply_replacements(getattr(self, "replacements", None), e0)
+    spec = _inductor_ranges(st, getattr(self, "shape_env", None), e, var_ranges)
+    st.convert_seconds += clock() - t0
+    ranges = ia.as_ranges(spec)
+    out = ia.simplify(e, ranges)
+    if out is e0:
+        return expr
+    _check_printable(out, e0, ranges)
+    t1 = clock()
+    result = _convert.to_torch(out)
+    st.convert_seconds += clock() - t1
+    return result
+
+
+# =======================================================================================
+# stride_at_vec_range (CPU vectorisation): the lane-to-lane stride of an index
+
+
+def _divisible_by(d: Expr, n: int) -> bool:
+    """``n`` divides ``d`` for every value of its symbols (literal or literal coefficient)."""
+    if type(d) is Integer:
+        return bool(d.payload % n == 0)
+    if type(d) is Mul:
+        return bool(d.payload % n == 0)
+    return n == 1
+
+
+class _Freezer:
+    """Stock's reading of a vector of ``vec_length`` lanes starting at a multiple of it:
+    ``v // d`` and ``ModularIndexing(v, d, m)`` with ``vec_length | d`` are the same on every
+    lane (a fresh symbol); ``ModularIndexing(v, 1, m)`` with ``vec_length | m`` is ``v`` plus
+    one (fresh).  Only nodes whose dividend is ``v`` itself, as in Inductor."""
+
+    def __init__(self, var: Expr, vec_length: int) -> None:
+        self.var = var
+        self.n = vec_length
+        self.fresh: list[Expr] = []
+
+    def new(self) -> Expr:
+        s = Symbol(f"_ia_lane_c{len(self.fresh)}")
+        self.fresh.append(s)
+        return s
+
+    def freeze(self, e: Expr) -> Expr:
+        memo: dict[Expr, Expr] = {}
+        v, n = self.var, self.n
+
+        def go(node: Expr) -> Expr:
+            if not node.args or v not in node.symbol_set:
+                return node
+            done = memo.get(node)
+            if done is not None:
+                return done
+            kind = type(node)
+            out: Expr | None = None
+            if kind is FloorDiv and node.args[0] is v and _divisible_by(node.args[1], n):
+                out = self.new()
+            elif kind is ModularIndexing and node.args[0] is v:
+                _, d, m = node.args
+                if _divisible_by(d, n):
+                    out = self.new()
+                elif d is integer(1) and _divisible_by(m, n):
+                    out = v + self.new()
+            if out is None:
+                out = node.rebuild(tuple(go(a) for a in node.args))
+            memo[node] = out
+            return out
+
+        return go(e)
+
+
+def _assumption_range(obj: Any) -> tuple[int | None, int | None]:
+    if obj is not None and getattr(obj, "is_positive", None):
+        return (1, None)
+    if obj is not None and getattr(obj, "is_nonnegative", None):
+        return (0, None)
+    return (None, None)
+
+
+_STRIDES: dict[tuple[Any, ...], Any] = {}
+_NO_ANSWER = object()
+
+
+def _fast_stride_at_vec_range(
+    st: EntryStats, index: Any, var: Any, vec_length: int | None = None
+) -> Any:
+    key = (index, var, vec_length)
+    hit = _STRIDES.get(key)
+    if hit is not None:
+        if hit is _NO_ANSWER:
+            raise Fallback("stride_not_uniform")
+        return hit
+    try:
+        out = _stride(st, index, var, vec_length)
+    except Fallback as f:
+        if f.reason == "stride_not_uniform":
+            _STRIDES[key] = _NO_ANSWER
+        raise
+    if len(_STRIDES) >= _convert.MEMO_LIMIT:
+        _STRIDES.clear()
+    _STRIDES[key] = out
+    return out
+
+
+def _stride(st: EntryStats, index: Any, var: Any, vec_length: int | None) -> Any:
+    t0 = clock()
+    e = _convert.to_ia(index)
+    v = _convert.to_ia(var)
+    st.convert_seconds += clock() - t0
+    if type(v) is not Symbol:
+        raise Fallback("not_a_symbol")
+    if v not in e.symbol_set:
+        return _zero()
+    ranges: dict[str, Any] = {}
+    for sym in e.symbol_set:
+        ranges[sym.payload] = _assumption_range(_convert.symbol_for(sym.payload))
+    g = e
+    fz: _Freezer | None = None
+    if vec_length:
+        fz = _Freezer(v, int(vec_length))
+        for _ in range(4):
+            frozen = fz.freeze(g)
+            if frozen is g:
+                break
+            g = ia.simplify(frozen, ranges)
+    diff = ia.simplify(g.subs({v: v + 1}) - g, ranges)
+    syms = diff.symbol_set
+    if fz is not None and any(f in syms for f in fz.fresh):
+        # Inductor's own answer has its fresh symbols here; ours are not its names
+        raise Fallback("stride_not_uniform")
+    if v in syms:
+        # The stride changes from lane to lane: Inductor's answer is then also an expression
+        # in the variable (not a number, not 0 or 1, has(var)); this one is its exact value.
+        st.notes["stride_varies_across_lanes"] += 1
+    _check_printable(diff, e, ranges)
+    t1 = clock()
+    out = _convert.to_torch(diff)
+    st.convert_seconds += clock() - t1
+    return out
+
+
+def _zero() -> Any:
+    import sympy
+
+    return sympy.S.Zero
+
+
+# =======================================================================================
+# ShapeEnv._maybe_evaluate_static on claims: decided by indexalg's analysis where it can
+
+
+def _is_claim(expr: Any) -> bool:
+    return bool(getattr(expr, "is_Relational", False) or getattr(expr, "is_Boolean", False))
+
+
+_CLAIMS: dict[tuple[Any, ...], bool] = {}
+#: indexalg's prover without Z3 (the ShapeEnv is asked far too often for an SMT call each)
+_CHEAP_TIERS = ("interval", "congruence", "simplify")
+
+
+def _fast_maybe_evaluate_static(
+    st: EntryStats,
+    self: Any,
+    expr: Any,
+    *,
+    unbacked_only: bool = False,
+    compute_hint: bool = False,
+    size_oblivious: bool = False,
+    axioms: Any = None,
+    var_to_range: Any = None,
+) -> Any:
+    """A claim (``s0*s1 >= 2``, ``Eq(ModularIndexing(x, 1, s0), x)``) proven or refuted for
+    every value of its symbols in their ranges is True or False whatever the flags ask for:
+    size-oblivious reasoning narrows the ranges, axioms add hypotheses, and both only keep a
+    claim proven.  Anything else (a value, a hint, an undecided claim) goes to the ShapeEnv."""
+    if compute_hint or not _is_claim(expr) or expr.is_Atom:
+        raise Fallback("not_a_claim")
+    t0 = clock()
+    c = _convert.to_ia(expr)
+    c = _apply_replacements(getattr(self, "replacements", None), c)
+    table = dict(var_to_range) if var_to_range is not None else None
+    spec: dict[str, Any] = {}
+    for sym in c.symbol_set:
+        obj = _convert.symbol_for(sym.payload)
+        if table is not None and obj in table:
+            vr = table[obj]
+            spec[sym.payload] = (_int_bound(vr.lower), _int_bound(vr.upper))
+        else:
+            spec[sym.payload] = _symbol_range(self, obj, _assumption_range(obj))
+    st.convert_seconds += clock() - t0
+    key = (c, tuple(sorted(spec.items())))
+    hit = _CLAIMS.get(key)
+    if hit is None:
+        ranges = ia.as_ranges(spec)
+        proof = ia.prove(c, ranges, tiers=_CHEAP_TIERS)
+        if proof.status == "proved":
+            hit = True
+        else:
+            neg = ia.prove(ia.Not.make(c), ranges, tiers=_CHEAP_TIERS)
+            if neg.status != "proved":
+                raise Fallback("undecided")
+            hit = False
+        if len(_CLAIMS) >= _convert.MEMO_LIMIT:
+            _CLAIMS.clear()
+        _CLAIMS[key] = hit
+    import sympy
+
+    return sympy.true if hit else sympy.false
+
+
+# =======================================================================================
+# The table
+
+
+class EntryPoint:
+    """One patchable Inductor function: where it lives and what replaces it.
+
+    ``owner`` is a module name and ``attr`` a dotted path inside it (``Class.method`` or a
+    function).  A module-level function is also replaced in every already-imported
+    ``torch._inductor`` module that imported it by name (``from ..sizevars import f``).
+    """
+
+    def __init__(
+        self, name: str, owner: str, attr: str, fast: Callable[..., Any], *, by_name: bool
+    ) -> None:
+        self.name = name
+        self.owner = owner
+        self.attr = attr
+        self.fast = fast
+        self.by_name = by_name
+        #: (object patched, attribute, original value) for uninstall
+        self.patched: list[tuple[Any, str, Any]] = []
+        self.replacement: Any = None
+        self.original: Any = None
+
+    def resolve(self) -> tuple[Any, str, Any] | None:
+        """(object holding it, attribute name, current value), or None if this torch lacks it."""
+        import importlib
+
+        try:
+            obj: Any = importlib.import_module(self.owner)
+        except ImportError:
+            return None
+        *path, last = self.attr.split(".")
+        for part in path:
+            obj = getattr(obj, part, None)
+            if obj is None:
+                return None
+        value = getattr(obj, last, None)
+        if value is None:
+            return None
+        return obj, last, value
+
+    def install(self) -> bool:
+        if self.patched:
+            return True
+        found = self.resolve()
+        if found is None:
+            return False
+        holder, last, original = found
+        replacement = _guarded(self.name, self.fast, original)
+        targets: list[tuple[Any, str]] = [(holder, last)]
+        if self.by_name:
+            import sys
+
+            for mod_name, mod in sorted(sys.modules.items(), key=lambda kv: kv[0]):
+                if mod is holder or not mod_name.startswith("torch._inductor"):
+                    continue
+                if getattr(mod, last, None) is original:
+                    targets.append((mod, last))
+        for obj, attr in targets:
+            self.patched.append((obj, attr, getattr(obj, attr)))
+            setattr(obj, attr, replacement)
+        self.replacement, self.original = replacement, original
+        return True
+
+    def uninstall(self) -> None:
+        for obj, attr, original in reversed(self.patched):
+            if getattr(obj, attr, None) is self.replacement:
+                setattr(obj, attr, original)
+        if self.by_name and self.replacement is not None:
+            # modules imported while installed took the replacement by name
+            import sys
+
+            last = self.attr.rsplit(".", 1)[-1]
+            for mod_name, mod in sorted(sys.modules.items(), key=lambda kv: kv[0]):
+                if mod_name.startswith("torch._inductor") and (
+                    getattr(mod, last, None) is self.replacement
+                ):
+                    setattr(mod, last, self.original)
+        self.patched.clear()
+        self.replacement = self.original = None
+
+    def where(self) -> list[str]:
+        return [f"{getattr(o, '__name__', type(o).__name__)}.{a}" for o, a, _ in self.patched]
+
+
+ENTRY_POINTS: tuple[EntryPoint, ...] = (
+    EntryPoint(
+        "simplify_with_ranges",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator._simplify_with_ranges",
+        _fast_simplify_with_ranges,
+        by_name=False,
+    ),
+    EntryPoint(
+        "stride_at_vec_range",
+        "torch._inductor.sizevars",
+        "stride_at_vec_range",
+        _fast_stride_at_vec_range,
+        by_name=True,
+    ),
+    EntryPoint(
+        "maybe_evaluate_static",
+        "torch.fx.experimental.symbolic_shapes",
+        "ShapeEnv._maybe_evaluate_static",
+        _fast_maybe_evaluate_static,
+        by_name=False,
+    ),
+)
+
+
+def clear_memos() -> None:
+    _STRIDES.clear()
+    _CLAIMS.clear()
+    _convert.clear()
+
+
+def names(entries: Iterable[EntryPoint]) -> list[str]:
+    return [e.name for e in entries]

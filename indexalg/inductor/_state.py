@@ -1,0 +1,59 @@
+"""Counters of the Inductor plug-in: per entry point, calls answered by indexalg, calls sent
+back to Inductor's own code (per reason), precision given up (per reason) and seconds.
+
+Plain dictionaries guarded by nothing: Inductor compiles a graph on one thread (its worker
+processes compile C++/Triton source, they do not run index arithmetic).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+__all__ = ["Fallback", "EntryStats", "STATS", "stats_for", "reset", "clock"]
+
+clock = time.perf_counter
+
+
+class Fallback(Exception):
+    """Raised inside the plug-in to hand one call back to Inductor's code, with a reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class EntryStats:
+    """What happened at one entry point since the last :func:`reset`."""
+
+    calls: int = 0
+    answered: int = 0
+    #: reason -> calls handed to Inductor's own code
+    fallbacks: Counter[str] = field(default_factory=Counter)
+    #: reason -> calls answered with less information than Inductor had (sound, less precise)
+    dropped: Counter[str] = field(default_factory=Counter)
+    #: kind -> answered calls worth telling apart (e.g. a stride that varies across lanes)
+    notes: Counter[str] = field(default_factory=Counter)
+    #: seconds inside the entry point (indexalg's work plus any fallback to Inductor)
+    seconds: float = 0.0
+    #: seconds of the above spent in Inductor's own code after a fallback
+    fallback_seconds: float = 0.0
+    #: seconds converting sympy <-> indexalg (cache misses only cost anything)
+    convert_seconds: float = 0.0
+
+
+STATS: dict[str, EntryStats] = {}
+
+
+def stats_for(name: str) -> EntryStats:
+    st = STATS.get(name)
+    if st is None:
+        st = STATS[name] = EntryStats()
+    return st
+
+
+def reset() -> None:
+    """Zero every counter."""
+    STATS.clear()
