@@ -10,11 +10,13 @@ from typing import Any
 
 from indexalg.analyzer import Analyzer
 from indexalg.errors import (
+    DepthError,
     DivisionByZeroError,
     ExprTypeError,
     IndexAlgError,
     InteropError,
     InvalidOperationError,
+    LimitError,
     ParseError,
     RangeError,
     RewriteLimitError,
@@ -22,6 +24,7 @@ from indexalg.errors import (
 )
 from indexalg.evaluate import evaluate
 from indexalg.expr import (
+    MAX_DEPTH,
     Add,
     And,
     BoolConst,
@@ -105,6 +108,7 @@ __all__ = [
     "BoolConst",
     "CeilDiv",
     "CleanDiv",
+    "DepthError",
     "DivisionByZeroError",
     "Eq",
     "Expr",
@@ -114,6 +118,8 @@ __all__ = [
     "Integer",
     "InteropError",
     "InvalidOperationError",
+    "LimitError",
+    "MAX_DEPTH",
     "Le",
     "Lt",
     "Max",

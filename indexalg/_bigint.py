@@ -11,7 +11,7 @@ changed.
 
 from __future__ import annotations
 
-__all__ = ["int_from_digits", "int_to_str"]
+__all__ = ["int_from_digits", "int_summary", "int_to_str"]
 
 # Below the default limit (4,300 digits) and any limit Python accepts (>= 640), with room.
 _CHUNK = 600
@@ -44,3 +44,15 @@ def int_to_str(value: int) -> str:
     if high == 0:
         return int_to_str(low)
     return int_to_str(high) + int_to_str(low).rjust(half, "0")
+
+
+def int_summary(value: int) -> str:
+    """``value`` for an error message: in full up to 60 digits, else its first and last
+    digits and its length (a message must not be 5,000 digits long, nor fail to format)."""
+    text = int_to_str(value)
+    digits = len(text.lstrip("-"))
+    if digits <= 60:
+        return text
+    sign = "-" if value < 0 else ""
+    body = text.lstrip("-")
+    return f"{sign}{body[:12]}...{body[-12:]} ({digits} digits)"

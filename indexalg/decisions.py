@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Union
 
+from indexalg._bigint import int_summary
 from indexalg.errors import ExprTypeError, IndexAlgError, InvalidOperationError
 from indexalg.evaluate import evaluate
 from indexalg.expr import (
@@ -190,7 +191,7 @@ class _Check:
             self.failure = f"the bound {b} of {v} cannot be evaluated at the hints: {err}"
             return False
         if (at_hints > limit) if upper else (at_hints < limit):
-            self.failure = f"at the size hints, {v} reaches {at_hints}, beyond int32"
+            self.failure = f"at the size hints, {v} reaches {int_summary(at_hints)}, beyond int32"
             return False
         guard = _normalise_guard(Le(b, limit) if upper else Le(limit, b), self.ranges)
         if guard is not true:

@@ -3,12 +3,15 @@ against.  One table keyed by node class implements DESIGN.md's semantics exactly
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Union
 
+from indexalg._bigint import int_summary
 from indexalg.errors import (
     DivisionByZeroError,
     ExprTypeError,
+    IndexAlgError,
     InvalidOperationError,
     UnboundSymbolError,
 )
@@ -35,6 +38,7 @@ from indexalg.expr import (
     Symbol,
     Where,
     Wild,
+    postorder,
 )
 
 __all__ = ["evaluate", "EVAL_TABLE", "floordiv", "mod", "ceildiv"]
@@ -47,21 +51,21 @@ Handler = Callable[[Expr, Callable[[Expr], Value]], Value]
 def floordiv(a: int, b: int) -> int:
     """⌊a / b⌋; b = 0 raises :class:`DivisionByZeroError`."""
     if b == 0:
-        raise DivisionByZeroError(f"division by zero: {a} // 0")
+        raise DivisionByZeroError(f"division by zero: {int_summary(a)} // 0")
     return a // b
 
 
 def mod(a: int, b: int) -> int:
     """a − b·⌊a / b⌋ (sign of b); b = 0 raises :class:`DivisionByZeroError`."""
     if b == 0:
-        raise DivisionByZeroError(f"remainder by zero: {a} % 0")
+        raise DivisionByZeroError(f"remainder by zero: {int_summary(a)} % 0")
     return a % b
 
 
 def ceildiv(a: int, b: int) -> int:
     """⌈a / b⌉ for any sign of b."""
     if b == 0:
-        raise DivisionByZeroError(f"division by zero: CeilDiv({a}, 0)")
+        raise DivisionByZeroError(f"division by zero: CeilDiv({int_summary(a)}, 0)")
     return -((-a) // b)
 
 
@@ -74,9 +78,13 @@ def _int(v: Value, e: Expr) -> int:
 def _modular_indexing(e: Expr, ev: Callable[[Expr], Value]) -> int:
     a, d, m = (_int(ev(x), x) for x in e.args)
     if d < 1:
-        raise InvalidOperationError(f"ModularIndexing divisor must be >= 1, got {d} in {e}")
+        raise InvalidOperationError(
+            f"ModularIndexing divisor must be >= 1, got {int_summary(d)} in {e}"
+        )
     if m < 1:
-        raise InvalidOperationError(f"ModularIndexing modulus must be >= 1, got {m} in {e}")
+        raise InvalidOperationError(
+            f"ModularIndexing modulus must be >= 1, got {int_summary(m)} in {e}"
+        )
     return (a // d) % m
 
 
@@ -168,4 +176,17 @@ def evaluate(e: Expr, env: Mapping[str, int] | Mapping[Expr, int] | None = None)
         memo[x] = r
         return r
 
+    if e.depth > _PREFILL_DEPTH:
+        # Evaluate a deep expression bottom-up, every _PREFILL_STEP levels, so that no
+        # evaluation recurses deeply.  Best effort: a subterm that fails (a branch Where
+        # does not select may divide by zero) is evaluated again, and fails, only if the
+        # real evaluation reaches it.
+        for node in postorder(e):
+            if node.depth % _PREFILL_STEP == 0:
+                with contextlib.suppress(IndexAlgError):
+                    ev(node)
     return ev(e)
+
+
+_PREFILL_DEPTH = 24
+_PREFILL_STEP = 8

@@ -30,6 +30,7 @@ import operator
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
+from indexalg._bigint import int_summary
 from indexalg.errors import DepthError, DivisionByZeroError, ExprTypeError, InvalidOperationError
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ __all__ = [
     "as_expr",
     "symbols",
     "integer",
+    "postorder",
+    "MAX_DEPTH",
 ]
 
 ExprLike = Union["Expr", int]
@@ -189,22 +192,24 @@ class Expr:
         """Replace nodes (usually symbols) by expressions, rebuilding bottom-up."""
         table = {k: as_expr(v) for k, v in mapping.items()}
         memo: dict[Expr, Expr] = {}
-
-        def go(e: Expr) -> Expr:
+        # bottom-up with an explicit stack (no recursion); a replaced node's children are
+        # not visited
+        stack: list[tuple[Expr, bool]] = [(self, False)]
+        while stack:
+            e, expanded = stack.pop()
+            if e in memo:
+                continue
             hit = table.get(e)
-            if hit is not None:
-                return hit
-            if not e.args:
-                return e
-            done = memo.get(e)
-            if done is not None:
-                return done
-            new = tuple(go(a) for a in e.args)
-            out = e if all(a is b for a, b in zip(new, e.args)) else e.rebuild(new)
-            memo[e] = out
-            return out
-
-        return go(self)
+            if hit is not None or not e.args:
+                memo[e] = e if hit is None else hit
+                continue
+            if not expanded:
+                stack.append((e, True))
+                stack.extend((a, False) for a in reversed(e.args) if a not in memo)
+                continue
+            new = tuple([memo[a] for a in e.args])
+            memo[e] = e if all(a is b for a, b in zip(new, e.args)) else e.rebuild(new)
+        return memo[self]
 
     # --- operators (integer-valued nodes) ------------------------------------------------
 
@@ -290,6 +295,26 @@ class Expr:
         raise InvalidOperationError(
             f"{other} ** {self}: a power with an expression exponent is not an index operation"
         )
+
+
+def postorder(e: Expr) -> list[Expr]:
+    """The nodes of ``e``, children before parents, shared subtrees once (no recursion)."""
+    out: list[Expr] = []
+    seen: set[Expr] = set()
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            out.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for a in reversed(node.args):
+            if a not in seen:
+                stack.append((a, False))
+    return out
 
 
 def _rebuild(cls: type[Expr], args: tuple[Expr, ...], payload: Any) -> Expr:
@@ -744,7 +769,7 @@ def mul(*operands: ExprLike) -> Expr:
 
 def _floordiv_int(a: int, b: int) -> int:
     if b == 0:
-        raise DivisionByZeroError(f"division by zero: {a} // 0")
+        raise DivisionByZeroError(f"division by zero: {int_summary(a)} // 0")
     return a // b
 
 
@@ -858,9 +883,13 @@ class ModularIndexing(Expr):
         dd = _int_operand(d, "ModularIndexing")
         mm = _int_operand(m, "ModularIndexing")
         if type(dd) is Integer and dd.payload < 1:
-            raise InvalidOperationError(f"ModularIndexing divisor must be >= 1, got {dd.payload}")
+            raise InvalidOperationError(
+                f"ModularIndexing divisor must be >= 1, got {int_summary(dd.payload)}"
+            )
         if type(mm) is Integer and mm.payload < 1:
-            raise InvalidOperationError(f"ModularIndexing modulus must be >= 1, got {mm.payload}")
+            raise InvalidOperationError(
+                f"ModularIndexing modulus must be >= 1, got {int_summary(mm.payload)}"
+            )
         if type(x) is Integer and type(dd) is Integer and type(mm) is Integer:
             return integer((x.payload // dd.payload) % mm.payload)
         return _intern(ModularIndexing, (x, dd, mm), None)

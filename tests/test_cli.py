@@ -49,6 +49,9 @@ def run_main(
 
 # --- golden files ---------------------------------------------------------------------------
 
+_BIG = "1" + "0" * 5000  # 10**5000: past Python's 4,300-digit int/str conversion limit
+_SUM_5000 = " + ".join(f"x{i}" for i in range(5000))
+
 GOLDEN_CASES = [
     # eval: values under Python's floor semantics
     Case("eval_modular_indexing", ("eval", "ModularIndexing(x, 64, 8)", "x=1000")),
@@ -86,6 +89,28 @@ GOLDEN_CASES = [
     Case("demo_missing_file", ("demo", "--file", "tests/cli_golden/no_such_file.txt")),
     Case("demo_bad_line", ("demo", "--file", "tests/cli_golden/bad_examples.txt")),
     Case("no_command", ()),
+    # issue 16: inputs that used to end in a traceback; a value or one error line, in a second
+    Case("big_literal_simplify", ("simplify", "x // " + _BIG, "-r", "x=4096")),
+    Case("big_literal_eval", ("eval", "x // " + _BIG, "x=5")),
+    Case("big_literal_eval_value", ("eval", "x + " + _BIG, "x=-1")),
+    Case("big_literal_bounds", ("bounds", "x // " + _BIG, "-r", "x=4096")),
+    Case("big_literal_prove", ("prove", "x // " + _BIG + " < 1", "-r", "x=4096")),
+    Case("big_literal_range", ("bounds", "x // " + _BIG, "--range", "x=" + _BIG)),
+    Case("big_literal_binding", ("eval", "x // 7", "x=" + _BIG)),
+    Case("big_literal_json", ("eval", "x", "x=" + _BIG, "--json")),
+    Case("big_literal_times_symbol", ("simplify", "9" * 400 + " * x")),
+    Case("big_literal_bounds_unranged", ("bounds", "x + " + "9" * 400)),
+    Case("deep_parentheses", ("simplify", "(" * 110 + "x" + ")" * 110)),
+    Case("deep_parentheses_10000", ("eval", "(" * 10_000 + "x" + ")" * 10_000, "x=3")),
+    Case("deep_floordiv_100", ("eval", "(" * 100 + "x" + " // 1)" * 100, "x=3")),
+    Case("deep_floordiv_10000", ("simplify", "(" * 10_000 + "x" + " // 2)" * 10_000)),
+    Case("deep_unary_minus_5000", ("simplify", "--", "-" * 5000 + "x")),
+    Case("deep_unary_minus_5001", ("eval", "--", "x + " + "-" * 5001 + "x", "x=4")),
+    Case("deep_not_200", ("prove", "not " * 200 + "x < 1", "-r", "x=4")),
+    Case("long_sum_5000", ("simplify", _SUM_5000 + " - (" + _SUM_5000 + ") + 1")),
+    Case("prove_empty_tiers", ("prove", "x == 5", "--tiers", "")),
+    Case("prove_unknown_tier", ("prove", "x == 5", "--tiers", "interval,magic")),
+    Case("empty_range_option", ("simplify", "x", "--range", "")),
 ]
 
 
@@ -548,3 +573,93 @@ def test_building_the_parser_imports_no_heavy_library() -> None:
     )
     done = _subprocess("-c", code)
     assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+
+
+# --- exit statuses for bugs and for vacuous claims (issue 16) --------------------------------
+
+
+def _crash(args: object) -> int:
+    raise RuntimeError("boom\nsecond line")
+
+
+def test_an_unexpected_exception_is_exit_5_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexalg.cli.evaluate as evaluate_cmd
+
+    monkeypatch.setattr(evaluate_cmd, "run", _crash)
+    code, out, err = run_main(("eval", "x", "x=1"), capsys)
+    assert (code, out, err) == (common.EXIT_INTERNAL, "", "error: internal error: RuntimeError: boom\n")
+    code, out, err = run_main(("eval", "x", "x=1", "--debug"), capsys)
+    assert code == common.EXIT_INTERNAL
+    assert err.startswith("Traceback") and "RuntimeError: boom" in err
+    assert err.endswith("error: internal error: RuntimeError: boom\n")
+
+
+def test_a_recursion_error_is_an_internal_error_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexalg.cli.evaluate as evaluate_cmd
+
+    def recurse(args: object) -> int:
+        return recurse(args)
+
+    monkeypatch.setattr(evaluate_cmd, "run", recurse)
+    code, _, err = run_main(("eval", "x"), capsys)
+    assert code == common.EXIT_INTERNAL
+    assert err.startswith("error: internal error: RecursionError: maximum recursion depth")
+    assert len(err.splitlines()) == 1
+
+
+def test_a_vacuous_proof_is_exit_6(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prove_module = importlib.import_module("indexalg.prove")
+
+    def vacuous(claim: ia.Expr, ranges: object, **kwargs: object) -> object:
+        return prove_module.Proof(
+            status="vacuous",
+            claim=claim,
+            ranges=as_ranges({"x": "s0", "s0": (0, 0)}),
+            tier="interval",
+            reason="the ranges admit no point: x in [0, -1]",
+        )
+
+    monkeypatch.setattr(prove_module, "prove", vacuous)
+    code, out, err = run_main(("prove", "x == 5", "-r", "x=s0", "-r", "s0=0..0"), capsys)
+    assert (code, out, err) == (
+        common.EXIT_VACUOUS,
+        "vacuous: the ranges admit no point: x in [0, -1]\n",
+        "",
+    )
+    code, out, _ = run_main(("prove", "x == 5", "-r", "x=s0", "-r", "s0=0..0", "--json"), capsys)
+    assert code == common.EXIT_VACUOUS and json.loads(out)["status"] == "vacuous"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("prove", "x == 5", "--tiers", ""),
+        ("prove", "x == 5", "--tiers", " , "),
+        ("prove", "x == 5", "--tiers", "z3,nope"),
+        ("simplify", "x", "--range", "x=4", "--range", " "),
+        ("bounds", "x", "-r", ""),
+    ],
+)
+def test_empty_or_unknown_option_values_are_bad_input(
+    argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_main(argv, capsys)
+    assert (code, out) == (common.EXIT_BAD_INPUT, "")
+    assert err.startswith("error: --") and len(err.splitlines()) == 1
+
+
+def test_long_input_errors_show_an_excerpt_around_the_column(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "x + " * 1000 + "* y"
+    code, _, err = run_main(("simplify", text), capsys)
+    message, shown, caret = err.splitlines()
+    assert code == common.EXIT_BAD_INPUT and message == "error: column 4001: unexpected '*'"
+    assert len(shown) < 140 and shown.startswith("  ...")
+    assert shown[caret.index("^")] == "*"

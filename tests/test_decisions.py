@@ -212,3 +212,46 @@ def test_dtype_range() -> None:
     assert dtype_range("tl.int64") == (-(2**63), 2**63 - 1)
     with pytest.raises(InvalidOperationError, match="not an integer dtype: 'float32'"):
         dtype_range("float32")
+
+
+# --- the decision checks what the printers compute (issue 16, bug 3) ----------------------------
+
+
+def test_index_dtype_checks_the_printed_ceildiv_numerator() -> None:
+    """``CeilDiv(x, 4096)`` prints as ``(x + 4095) // 4096``: ``x + 4095`` must fit too.  At
+    x = 2147482621 (< 2147482624) the int32 code would give -524287; the value is 524288."""
+    x = ia.Symbol("x")
+    d = index_dtype([ia.CeilDiv(x, 4096)], ranges={"x": 2147482624})
+    assert d.dtype == "int64"
+    assert "x + 4095" in d.reason
+    # with room for the numerator, int32 is right
+    assert index_dtype([ia.CeilDiv(x, 4096)], ranges={"x": 2**31 - 4095}).dtype == "int32"
+    assert index_dtype([ia.CeilDiv(x, 4096)], ranges={"x": 2**31 - 4094}).dtype == "int64"
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "value"),
+    [
+        # Mod through ia_mod: r + b is computed on every lane (tl.where): |2*b| must fit
+        ("Mod(x, y)", 2**30 + 1, "2*y"),
+        # ModularIndexing of a signed operand: ia_mod(ia_floordiv(a, d), m)
+        ("ModularIndexing(x - 5, 1, y)", 2**30 + 1, "2*y"),
+        # ia_floordiv computes q - 1
+        ("FloorDiv(x, y)", 2**31 - 1, "x // y - 1"),
+    ],
+)
+def test_index_dtype_checks_the_helpers_intermediates(text: str, size: int, value: str) -> None:
+    e = ia.parse(text)
+    assert ia.parse(value) in intermediates(e)
+    d = index_dtype([e], ranges={"x": (-(2**31), 2**31 - 1), "y": (1, size)})
+    assert d.dtype == "int64"
+
+
+def test_computed_values_cover_both_lowerings() -> None:
+    """Native (a known non-negative dividend) and helper lowerings are both covered."""
+    from indexalg.printing.common import computed_values
+    from indexalg.printing.triton import TRITON_TABLE
+
+    vals = computed_values(ia.parse("CeilDiv(x, 8) + Mod(y, 3)"), TRITON_TABLE, "Triton")
+    for v in ["x + 7", "(x + 7) // 8", "x // 8", "CeilDiv(x, 8) + 1", "y // 3"]:
+        assert ia.parse(v) in vals, v

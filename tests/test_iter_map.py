@@ -157,3 +157,23 @@ def test_variable_needs_zero_based_range() -> None:
         decompose("x", {"x": (1, 8)})
     with pytest.raises(ia.ExprTypeError):
         decompose("x < 3", {"x": 8})
+
+
+# --- extent-1 digits never loop (issue 16, bug 4) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["y + y % 1", "y % 1", "3*(y % 1) + y", "y + ModularIndexing(y, 1, 1)", "y // 2 + y % 1"],
+)
+def test_a_digit_of_extent_one_is_refused_not_looped_on(text: str) -> None:
+    m = decompose(ia.parse(text), {"y": 4}, simplify=False)
+    assert not m.ok
+    assert "extent 1" in (m.why or "")
+
+
+def test_divisor_one_is_the_variable_itself() -> None:
+    m = decompose(ia.parse("y + y // 1"), {"y": 4}, simplify=False)
+    assert m.ok and [(d.divisor, d.extent, d.stride) for d in m.dims] == [
+        (ia.Integer(1), ia.Integer(4), ia.Integer(2))
+    ]

@@ -22,12 +22,16 @@ Rules a subcommand follows:
   heavy parts of indexalg) inside ``run``.  ``indexalg --help`` imports every registered
   module; a test checks that none of them pulls in sympy, z3, torch or triton.
 * **Exit statuses** are the names in :mod:`indexalg.cli.common`: ``EXIT_OK`` (also
-  "proved"), ``EXIT_DISPROVED``, ``EXIT_BAD_INPUT``, ``EXIT_UNKNOWN``, ``EXIT_FAILED``.
+  "proved"), ``EXIT_DISPROVED``, ``EXIT_BAD_INPUT``, ``EXIT_UNKNOWN``, ``EXIT_FAILED``,
+  ``EXIT_INTERNAL``, ``EXIT_VACUOUS``.
 * **Errors.**  For bad input, raise an :class:`indexalg.errors.IndexAlgError` (or
   :class:`indexalg.cli.common.CommandError`) and let it escape ``run``: ``main`` prints
   ``error: ...`` (for a parse error: the column, then the text and a caret) on stderr and
-  exits with ``EXIT_BAD_INPUT``, never with a traceback.  Other exceptions are bugs and
-  keep their traceback.
+  exits with ``EXIT_BAD_INPUT``, never with a traceback.  Other exceptions are bugs:
+  ``main`` prints one line ``error: internal error: TYPE: MESSAGE`` and exits with
+  ``EXIT_INTERNAL`` (5); the traceback follows only with ``indexalg --debug``.
+* **Empty option values** (``--tiers ""``) are bad input: ``main`` refuses them before
+  ``run`` (exit 2), naming the option.
 * **Shared options** come from :mod:`indexalg.cli.common`: ``add_range_option`` (repeated
   ``--range NAME=SPEC``, read with ``read_ranges(args.ranges)``) and ``add_json_option``
   (one JSON object with sorted keys, via ``print_json``).
@@ -43,11 +47,12 @@ import argparse
 import importlib
 import importlib.util
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, cast
 
-from indexalg.cli.common import EXIT_BAD_INPUT, EXIT_OK, report_error
+from indexalg.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, report_error
 from indexalg.errors import IndexAlgError
 
 __all__ = ["SUBCOMMANDS", "Subcommand", "available_subcommands", "build_parser", "main"]
@@ -115,9 +120,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="indexalg",
         description="Simplify, bound, evaluate and prove integer index expressions "
         "(FloorDiv, ModularIndexing, CeilDiv, Min, Max, Where, ...).",
-        epilog="Exit statuses: 0 ok/proved, 1 disproved, 2 bad input, 3 unknown, 4 check failed.",
+        epilog="Exit statuses: 0 ok/proved, 1 disproved, 2 bad input, 3 unknown, 4 check failed, "
+        "5 internal error, 6 vacuous (the ranges admit no point).",
     )
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal error, print the traceback (accepted anywhere on the line)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in available_subcommands():
         if only is not None and name != only:
@@ -131,7 +142,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         sub.add_arguments(child)
-        child.set_defaults(_run=sub.run)
+        options = {
+            a.dest: a.option_strings[-1]
+            for a in child._actions
+            if a.option_strings and a.dest != "help"
+        }
+        child.set_defaults(_run=sub.run, _options=options)
     return parser
 
 
@@ -155,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``indexalg`` command on ``argv`` (default ``sys.argv[1:]``); returns the exit
     status instead of exiting, so it can be called in-process."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args_list
+    args_list = [a for a in args_list if a != "--debug"]
     parser = build_parser(only=_requested(args_list))
     try:
         args = parser.parse_args(args_list)
@@ -166,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("indexalg: error: a command is required (see indexalg --help)\n")
         return EXIT_BAD_INPUT
     try:
+        _refuse_empty_options(args)
         return int(run(args))
     except IndexAlgError as err:
         report_error(err)
@@ -173,3 +192,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except Exception as err:  # a bug: one line, the traceback only when asked for
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write(f"error: internal error: {_one_line(err)}\n")
+        return EXIT_INTERNAL
+
+
+def _one_line(err: BaseException) -> str:
+    """``TYPE: first line of the message``, at most 300 characters."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    if len(text) > 300:
+        text = text[:300] + "..."
+    name = type(err).__name__
+    return f"{name}: {text}" if text else name
+
+
+def _refuse_empty_options(args: argparse.Namespace) -> None:
+    """An option given an empty value (``--tiers ""``, ``--range ""``) is bad input."""
+    from indexalg.cli.common import CommandError
+
+    options: dict[str, str] = getattr(args, "_options", {})
+    for dest, flag in sorted(options.items()):
+        value = getattr(args, dest, None)
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            raise CommandError(f"{flag}: empty value")

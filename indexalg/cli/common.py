@@ -11,6 +11,10 @@ name                  value  meaning
 ``EXIT_BAD_INPUT``    2      malformed expression, range, binding or usage; a zero divisor
 ``EXIT_UNKNOWN``      3      the prover could not decide the claim
 ``EXIT_FAILED``       4      a check ran and found a failure (verify-rules, fuzz, demo)
+``EXIT_INTERNAL``     5      internal error: a bug in indexalg (one ``error: internal
+                             error: ...`` line; the traceback only with ``--debug``)
+``EXIT_VACUOUS``      6      ``prove``: the ranges admit no point, so the claim holds
+                             vacuously (a contradiction in the ranges, not a proof)
 ====================  =====  ===========================================================
 
 This module imports only the standard library and indexalg's pure-Python core.
@@ -24,6 +28,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from indexalg._bigint import int_to_str
 from indexalg.errors import IndexAlgError, ParseError, RangeError
 from indexalg.expr import CeilDiv, CleanDiv, Expr, FloorDiv, Integer, Mod, ModularIndexing
 from indexalg.ranges import Ranges, RangeSpec, as_ranges, parse_range_arg
@@ -32,6 +37,8 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_DISPROVED",
     "EXIT_FAILED",
+    "EXIT_INTERNAL",
+    "EXIT_VACUOUS",
     "EXIT_OK",
     "EXIT_PROVED",
     "EXIT_UNKNOWN",
@@ -53,6 +60,8 @@ EXIT_DISPROVED = 1
 EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 EXIT_FAILED = 4
+EXIT_INTERNAL = 5
+EXIT_VACUOUS = 6
 
 
 class CommandError(IndexAlgError):
@@ -133,16 +142,48 @@ def report_error(err: IndexAlgError, *, where: str = "", stream: TextIO | None =
     out = sys.stderr if stream is None else stream
     prefix = f"error: {where}: " if where else "error: "
     if isinstance(err, ParseError):
-        caret = " " * (err.column - 1) + "^"
-        out.write(f"{prefix}{err.one_line()}\n  {err.text}\n  {caret}\n")
+        text, column = _excerpt(err.text, err.column)
+        caret = " " * (column - 1) + "^"
+        out.write(f"{prefix}{err.one_line()}\n  {text}\n  {caret}\n")
         return
     message = str(err).splitlines()[0] if str(err) else type(err).__name__
     out.write(f"{prefix}{message}\n")
 
 
+_EXCERPT = 60
+
+
+def _excerpt(text: str, column: int) -> tuple[str, int]:
+    """A long input cut to the ``_EXCERPT`` characters either side of ``column`` (marked
+    with ``...``), and the column within the excerpt."""
+    if len(text) <= 2 * _EXCERPT + 20:
+        return text, column
+    start = max(0, column - 1 - _EXCERPT)
+    end = min(len(text), column - 1 + _EXCERPT)
+    head = "..." if start > 0 else ""
+    tail = "..." if end < len(text) else ""
+    return head + text[start:end] + tail, column - start + len(head)
+
+
 def print_json(obj: object) -> None:
-    """One JSON object on stdout with sorted keys (deterministic)."""
-    sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
+    """One JSON object on stdout with sorted keys (deterministic); integers of any size are
+    written as JSON numbers (``json`` alone refuses ints over 4,300 digits)."""
+    big: list[int] = []
+
+    def swap(o: object) -> object:
+        if type(o) is int and o.bit_length() > 10_000:
+            big.append(o)
+            return f"@@indexalg-bigint-{len(big) - 1}@@"
+        if isinstance(o, dict):
+            return {k: swap(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [swap(v) for v in o]
+        return o
+
+    text = json.dumps(swap(obj), sort_keys=True)
+    for i, v in enumerate(big):
+        text = text.replace(f'"@@indexalg-bigint-{i}@@"', int_to_str(v), 1)
+    sys.stdout.write(text + "\n")
 
 
 # --- measuring and printing results -------------------------------------------------------
@@ -160,6 +201,8 @@ def bound_text(b: object, *, upper: bool) -> str:
     """A bound for people: None (unbounded) prints as ``-inf`` below and ``inf`` above."""
     if b is None:
         return "inf" if upper else "-inf"
+    if type(b) is int:
+        return int_to_str(b)
     return str(b)
 
 

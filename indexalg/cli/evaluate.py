@@ -13,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from indexalg._bigint import int_from_digits, int_to_str
 from indexalg.cli.common import EXIT_OK, CommandError, add_json_option, print_json, read_expr
 
 NAME = "eval"
@@ -50,10 +51,12 @@ def read_env(bindings: Sequence[str]) -> dict[str, int]:
         name, sep, value = (part.strip() for part in text.partition("="))
         if not sep or not name.isidentifier():
             raise CommandError(f"expected NAME=VALUE, got {text!r}")
-        try:
-            number = int(value)
-        except ValueError:
-            raise CommandError(f"{text}: the value of {name} must be an integer") from None
+        digits = value.removeprefix("-").removeprefix("+")
+        if not (digits.isascii() and digits.isdigit()):
+            raise CommandError(f"{text[:80]}: the value of {name} must be an integer")
+        number = int_from_digits(digits)
+        if value.startswith("-"):
+            number = -number
         if name in env:
             raise CommandError(f"{text}: {name} is bound twice")
         env[name] = number
@@ -69,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"input": str(e), "env": env, "value": value})
     else:
-        sys.stdout.write(f"{value}\n")
+        sys.stdout.write(f"{int_to_str(value) if type(value) is int else value}\n")
     return EXIT_OK

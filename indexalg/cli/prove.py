@@ -4,7 +4,9 @@ Decides CLAIM (``x // 64 < 64``, ``ModularIndexing(x, 1, 2*s0) == x``, ``a < b a
 for every value of its symbols inside their ranges, with :func:`indexalg.prove`'s tiers
 (interval, congruence, simplify, z3).  Prints ``proved (TIER)``, ``disproved (TIER)`` with a
 counterexample line ``counterexample: x=7, y=0`` (checked with the evaluator), or
-``unknown: REASON``.  Exit status: 0 proved, 1 disproved, 3 unknown, 2 bad input.
+``unknown: REASON``, or ``vacuous: REASON`` when the ranges admit no point.  Exit status:
+0 proved, 1 disproved, 3 unknown, 6 vacuous, 2 bad input (an empty or unknown ``--tiers``
+too), 5 internal error.
 
 ``--json`` prints ``{"status", "claim", "ranges", "tier", "counterexample", "reason"}``.
 ``--smtlib`` prints the Z3 tier's query as an SMT-LIB 2 script (``unsat`` means proved) and
@@ -17,10 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from indexalg._bigint import int_to_str
 from indexalg.cli.common import (
     EXIT_DISPROVED,
     EXIT_OK,
     EXIT_UNKNOWN,
+    EXIT_VACUOUS,
     CommandError,
     add_json_option,
     add_range_option,
@@ -34,8 +38,8 @@ NAME = "prove"
 HELP = "prove or disprove a claim for all values in the ranges"
 DESCRIPTION = (
     "Decide CLAIM for every value of its symbols inside their ranges: proved, disproved\n"
-    "(with a counterexample checked by the evaluator) or unknown.  Exit status 0 proved,\n"
-    "1 disproved, 3 unknown, 2 bad input."
+    "(with a counterexample checked by the evaluator), unknown, or vacuous (the ranges admit\n"
+    "no point).  Exit status 0 proved, 1 disproved, 3 unknown, 6 vacuous, 2 bad input."
 )
 EPILOG = """examples:
   indexalg prove "ModularIndexing(x, 1, 2*s0) == x" --range x=s0 --range s0=1..
@@ -44,7 +48,12 @@ EPILOG = """examples:
   indexalg prove "x // (s0 + 1) == 0" --range x=s0 --range s0=1.. --smtlib | z3 -in"""
 
 #: Exit status per proof status.
-STATUS_EXIT = {"proved": EXIT_OK, "disproved": EXIT_DISPROVED, "unknown": EXIT_UNKNOWN}
+STATUS_EXIT = {
+    "proved": EXIT_OK,
+    "disproved": EXIT_DISPROVED,
+    "unknown": EXIT_UNKNOWN,
+    "vacuous": EXIT_VACUOUS,
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +88,16 @@ def run(args: argparse.Namespace) -> int:
     rlimit = DEFAULT_RLIMIT if args.rlimit is None else args.rlimit
     if rlimit < 1:
         raise CommandError(f"--rlimit must be positive, got {rlimit}")
-    tiers = TIERS if args.tiers is None else tuple(t.strip() for t in args.tiers.split(",") if t)
+    tiers = TIERS
+    if args.tiers is not None:
+        tiers = tuple(t.strip() for t in args.tiers.split(",") if t.strip())
+        if not tiers:
+            raise CommandError(f"--tiers: no tier given; choose from {','.join(TIERS)}")
+        unknown = [t for t in tiers if t not in TIERS]
+        if unknown:
+            raise CommandError(
+                f"--tiers: unknown tier {unknown[0]!r}; choose from {','.join(TIERS)}"
+            )
     if args.smtlib:
         sys.stdout.write(smtlib_query(claim, ranges, rlimit=rlimit))
         return EXIT_OK
@@ -89,9 +107,11 @@ def run(args: argparse.Namespace) -> int:
         return STATUS_EXIT[proof.status]
     if proof.status == "unknown":
         sys.stdout.write(f"unknown: {proof.reason}\n")
+    elif proof.status == "vacuous":
+        sys.stdout.write(f"vacuous: {proof.reason or 'the ranges admit no point'}\n")
     else:
         sys.stdout.write(f"{proof.status} ({proof.tier})\n")
     if proof.counterexample is not None:
-        point = ", ".join(f"{k}={v}" for k, v in proof.counterexample.items())
+        point = ", ".join(f"{k}={int_to_str(v)}" for k, v in proof.counterexample.items())
         sys.stdout.write(f"counterexample: {point}\n")
     return STATUS_EXIT[proof.status]

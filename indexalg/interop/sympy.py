@@ -35,7 +35,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from indexalg.errors import IndexAlgError, InteropError
+from indexalg.errors import DepthError, IndexAlgError, InteropError
 from indexalg.expr import (
     Add,
     And,
@@ -62,6 +62,7 @@ from indexalg.expr import (
     false,
     integer,
     mul,
+    postorder,
     true,
 )
 
@@ -287,18 +288,20 @@ def to_sympy(e: Expr, flavor: str = "sympy", *, hints: Mapping[str, str] | None 
         cx = _ToSympy(sp, None, hint_map)
         table = TO_PLAIN_TABLE
 
-    def go(node: Expr) -> Any:
-        done = cx.memo.get(node)
-        if done is not None:
-            return done
+    # Bottom-up without recursion: every node's children are converted before it.
+    for node in postorder(e):
         handler = table.get(type(node))
         if handler is None:
             raise InteropError(f"{type(node).__name__} node {node} has no {flavor} equivalent")
-        out = handler(cx, node, [go(a) for a in node.args])
-        cx.memo[node] = out
-        return out
-
-    return go(e)
+        try:
+            cx.memo[node] = handler(cx, node, [cx.memo[a] for a in node.args])
+        except RecursionError:
+            # sympy's own constructors recurse into their arguments
+            raise InteropError(
+                f"sympy cannot build an expression nested {node.depth} deep "
+                "(it recursed past Python's limit)"
+            ) from None
+    return cx.memo[e]
 
 
 # =======================================================================================
@@ -313,6 +316,36 @@ class _FromSympy:
     def __init__(self, sp: Any) -> None:
         self.sp = sp
         self.memo: dict[Any, Expr] = {}
+
+    def prefill(self, s: Any) -> None:
+        """Convert the subexpressions of a deep sympy tree bottom-up, every
+        ``_PREFILL_STEP`` levels, so that converting ``s`` recurses only a few levels.
+        Best effort: a subexpression that fails alone (``x/2`` outside ``floor``) is
+        converted again, in context, by its parent."""
+        order: list[Any] = []
+        depth: dict[Any, int] = {}
+        stack: list[tuple[Any, bool]] = [(s, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                depth[node] = 1 + max((depth.get(a, 1) for a in node.args), default=0)
+                order.append(node)
+                continue
+            if node in depth or node in self.memo:
+                continue
+            depth[node] = 0  # visiting
+            stack.append((node, True))
+            stack.extend((a, False) for a in reversed(node.args) if a not in depth)
+        if depth.get(s, 0) <= _PREFILL_DEPTH:
+            return
+        for node in order:
+            if depth[node] % _PREFILL_STEP == 0:
+                try:
+                    self.conv(node)
+                except DepthError:
+                    raise  # the parent contains this conversion: it is deeper still
+                except (IndexAlgError, RecursionError):
+                    pass  # (sympy's printer recurses when a message names a deep subterm)
 
     def conv(self, s: Any) -> Expr:
         """Any integer expression or claim."""
@@ -659,4 +692,17 @@ def from_sympy(s: Any) -> Expr:
     sp = _import_sympy()
     if not isinstance(s, sp.Basic):
         raise InteropError(f"from_sympy expects a sympy expression, got {type(s).__name__} {s!r}")
-    return _FromSympy(sp).conv(s)
+    cx = _FromSympy(sp)
+    try:
+        cx.prefill(s)
+        return cx.conv(s)
+    except RecursionError:
+        # sympy's own methods (its printer, its arithmetic) recurse over deep trees
+        raise InteropError(
+            "the sympy expression is nested too deeply for sympy itself to handle "
+            "(it recursed past Python's limit)"
+        ) from None
+
+
+_PREFILL_DEPTH = 24
+_PREFILL_STEP = 8

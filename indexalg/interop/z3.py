@@ -36,12 +36,14 @@ This module imports z3 at import time; ``import indexalg`` never imports it.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import z3
 
-from indexalg.errors import InteropError
+from indexalg._bigint import int_from_digits, int_to_str
+from indexalg.errors import IndexAlgError, InteropError
 from indexalg.expr import (
     ALL_OPS,
     Add,
@@ -66,6 +68,7 @@ from indexalg.expr import (
     Symbol,
     Where,
     Wild,
+    postorder,
 )
 
 __all__ = [
@@ -134,7 +137,7 @@ def floor_mod(a: Term, b: Term, b_value: int | None = None) -> Term:
 
 
 def _integer(enc: Z3Encoder, e: Expr) -> Term:
-    return z3.IntVal(e.payload, enc.ctx)
+    return _int_val(e.payload, enc.ctx)
 
 
 def _variable(enc: Z3Encoder, e: Expr) -> Term:
@@ -144,14 +147,14 @@ def _variable(enc: Z3Encoder, e: Expr) -> Term:
 def _add(enc: Z3Encoder, e: Expr) -> Term:
     terms = [enc.term(t) for t in e.args]
     if e.payload:
-        terms.append(z3.IntVal(e.payload, enc.ctx))
+        terms.append(_int_val(e.payload, enc.ctx))
     return z3.Sum(*terms) if len(terms) > 1 else terms[0]
 
 
 def _mul(enc: Z3Encoder, e: Expr) -> Term:
     factors = [enc.term(f) for f in e.args]
     if e.payload != 1:
-        factors.insert(0, z3.IntVal(e.payload, enc.ctx))
+        factors.insert(0, _int_val(e.payload, enc.ctx))
     return z3.Product(*factors) if len(factors) > 1 else factors[0]
 
 
@@ -252,6 +255,10 @@ Z3_TABLE: dict[type[Expr], Handler] = {
 
 _DIVISIONS: tuple[type[Expr], ...] = (FloorDiv, Mod, CeilDiv, CleanDiv)
 
+# Deeper expressions are encoded bottom-up (Z3Encoder._prefill), every _PREFILL_STEP levels.
+_PREFILL_DEPTH = 24
+_PREFILL_STEP = 8
+
 
 class Z3Encoder:
     """Encodes expressions as Z3 terms; one encoder per query keeps variables consistent.
@@ -335,6 +342,8 @@ class Z3Encoder:
         hit = self._terms.get(e)
         if hit is not None:
             return hit
+        if e.depth > _PREFILL_DEPTH:
+            self._prefill(e, self.term)
         try:
             handler = Z3_TABLE[type(e)]
         except KeyError:
@@ -366,6 +375,8 @@ class Z3Encoder:
         hit = self._defined.get(e)
         if hit is not None:
             return hit
+        if e.depth > _PREFILL_DEPTH:
+            self._prefill(e, self.defined)
         d = self._defined_uncached(e)
         self._defined[e] = d
         return d
@@ -414,6 +425,15 @@ class Z3Encoder:
 
 
 
+    def _prefill(self, e: Expr, encode: Callable[[Expr], Term]) -> None:
+        """Encode the subterms of a deep ``e`` bottom-up, every ``_PREFILL_STEP`` levels, so
+        that encoding ``e`` recurses only a few levels (at any depth up to MAX_DEPTH).
+        Best effort: a subterm that fails is encoded again, and fails, when reached."""
+        for node in postorder(e):
+            if node.depth % _PREFILL_STEP == 0 and node is not e:
+                with contextlib.suppress(IndexAlgError):
+                    encode(node)
+
     def conj(self, parts: list[Term]) -> Term:
         """The conjunction of ``parts``, literals folded."""
         kept = [p for p in parts if not z3.is_true(p)]
@@ -428,13 +448,21 @@ def to_z3(e: Expr, encoder: Z3Encoder | None = None) -> Term:
     return (encoder or Z3Encoder()).term(e)
 
 
+def _int_val(v: int, ctx: Any) -> Term:
+    """A Z3 integer literal of any size (z3.IntVal converts through str(), which Python
+    limits to 4,300 digits)."""
+    return z3.IntVal(int_to_str(v), ctx)
+
+
 def model_int(model: Any, term: Term) -> int:
     """The integer value of ``term`` in ``model`` (unconstrained variables read as 0)."""
     v = model.eval(term, model_completion=True)
     if not z3.is_int_value(v):
         raise InteropError(f"Z3 model gives no integer for {term}: {v}")
-    out: int = v.as_long()
-    return out
+    text: str = v.as_string()
+    if text.startswith("-"):
+        return -int_from_digits(text[1:])
+    return int_from_digits(text)
 
 
 def missing_ops() -> tuple[type[Expr], ...]:

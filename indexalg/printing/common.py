@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 
+from indexalg._bigint import int_summary
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import (
     Add,
@@ -28,6 +29,7 @@ from indexalg.expr import (
     Where,
     add,
     mul,
+    postorder,
 )
 
 __all__ = [
@@ -226,26 +228,6 @@ def computed_values(e: Expr, table: Mapping[type[Expr], Handler], target: str) -
     return list(out)
 
 
-def postorder(e: Expr) -> list[Expr]:
-    """The nodes of ``e``, children before parents, shared subtrees once (no recursion)."""
-    out: list[Expr] = []
-    seen: set[Expr] = set()
-    stack: list[tuple[Expr, bool]] = [(e, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            out.append(node)
-            continue
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.append((node, True))
-        for a in reversed(node.args):
-            if a not in seen:
-                stack.append((a, False))
-    return out
-
-
 def _structural_nonneg(e: Expr, nonneg: NonNeg) -> bool:
     """Sound, context-free sign rules; ``nonneg`` decides the subterms."""
     t = type(e)
@@ -310,7 +292,9 @@ def syntactic_nonneg(e: Expr) -> bool:
 def int64_literal(v: int, target: str) -> None:
     """Refuse a literal that a 64-bit target cannot hold."""
     if not INT64_MIN <= v <= INT64_MAX:
-        raise InvalidOperationError(f"the literal {v} does not fit the {target} printer's int64")
+        raise InvalidOperationError(
+            f"the literal {int_summary(v)} does not fit the {target} printer's int64"
+        )
 
 
 def print_product(coeff: int, factors: tuple[Expr, ...], p: CodePrinter, lit: str) -> Printed:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import keyword
 
+from indexalg._bigint import int_to_str
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import (
     Add,
@@ -61,12 +62,12 @@ __all__ = ["PYTHON_TABLE", "to_python"]
 
 
 def _literal(v: int) -> str:
-    return str(v)
+    return int_to_str(v)
 
 
 def _integer(e: Expr, p: CodePrinter) -> Printed:
     v: int = e.payload
-    return str(v), (ATOM if v >= 0 else UNARY)
+    return int_to_str(v), (ATOM if v >= 0 else UNARY)
 
 
 def _symbol(e: Expr, p: CodePrinter) -> Printed:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from indexalg._bigint import int_to_str
 from indexalg.expr import (
     Add,
     And,
@@ -33,6 +34,7 @@ from indexalg.expr import (
     Where,
     Wild,
 )
+from indexalg.printing.common import postorder
 
 __all__ = ["to_text", "TEXT_TABLE"]
 
@@ -40,52 +42,64 @@ __all__ = ["to_text", "TEXT_TABLE"]
 CMP, SUM, PROD, UNARY, ATOM = 1, 2, 3, 4, 5
 
 Printed = tuple[str, int]
-Handler = Callable[[Expr], Printed]
+Handler = Callable[[Expr, "_Printer"], Printed]
+
+# Deeper expressions print bottom-up, every _STEP levels, so no print recurses deeply.
+_PREFILL_DEPTH = 24
+_STEP = 8
 
 
-def _p(e: Expr) -> Printed:
-    return TEXT_TABLE[type(e)](e)
+class _Printer:
+    """One printing run: memoised per node (shared subtrees print once)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[Expr, Printed] = {}
+
+    def print(self, e: Expr) -> Printed:
+        hit = self.memo.get(e)
+        if hit is None:
+            hit = TEXT_TABLE[type(e)](e, self)
+            self.memo[e] = hit
+        return hit
+
+    def wrap(self, e: Expr, min_prec: int) -> str:
+        s, p = self.print(e)
+        return s if p >= min_prec else f"({s})"
+
+    def call(self, name: str, e: Expr) -> Printed:
+        return f"{name}({', '.join([self.print(a)[0] for a in e.args])})", ATOM
 
 
-def _wrap(e: Expr, min_prec: int) -> str:
-    s, p = _p(e)
-    return s if p >= min_prec else f"({s})"
-
-
-def _call(name: str, e: Expr) -> Printed:
-    return f"{name}({', '.join(_p(a)[0] for a in e.args)})", ATOM
-
-
-def _integer(e: Expr) -> Printed:
+def _integer(e: Expr, p: _Printer) -> Printed:
     v: int = e.payload
-    return str(v), (ATOM if v >= 0 else UNARY)
+    return int_to_str(v), (ATOM if v >= 0 else UNARY)
 
 
-def _mul(e: Expr) -> Printed:
+def _mul(e: Expr, p: _Printer) -> Printed:
     c: int = e.payload
-    body = "*".join(_wrap(f, ATOM) for f in e.args)
+    body = "*".join(p.wrap(f, ATOM) for f in e.args)
     if c == 1:
         return body, PROD
     if c == -1:
         return "-" + body, PROD
-    return f"{c}*{body}", PROD
+    return f"{int_to_str(c)}*{body}", PROD
 
 
-def _add(e: Expr) -> Printed:
+def _add(e: Expr, p: _Printer) -> Printed:
     parts: list[str] = []
     for i, t in enumerate(e.args):
         if type(t) is Mul and t.payload < 0:
             neg = _neg_term(t)
             # -2*x reads as (-2)*x, the same node; anything else leading needs -(...)
-            text = _mul(neg)[0] if type(neg) is Mul else _wrap(neg, UNARY if i == 0 else PROD)
+            text = _mul(neg, p)[0] if type(neg) is Mul else p.wrap(neg, UNARY if i == 0 else PROD)
             parts.append(("-" if i == 0 else " - ") + text)
         else:
-            parts.append(("" if i == 0 else " + ") + _wrap(t, PROD))
+            parts.append(("" if i == 0 else " + ") + p.wrap(t, PROD))
     c: int = e.payload
     if c > 0:
-        parts.append(f" + {c}")
+        parts.append(f" + {int_to_str(c)}")
     elif c < 0:
-        parts.append(f" - {-c}")
+        parts.append(f" - {int_to_str(-c)}")
     return "".join(parts), SUM
 
 
@@ -95,12 +109,12 @@ def _neg_term(t: Expr) -> Expr:
     return mul(-1, t)
 
 
-def _floordiv(e: Expr) -> Printed:
+def _floordiv(e: Expr, p: _Printer) -> Printed:
     a, b = e.args
-    return f"{_wrap(a, PROD)} // {_wrap(b, UNARY)}", PROD
+    return f"{p.wrap(a, PROD)} // {p.wrap(b, UNARY)}", PROD
 
 
-def _mod(e: Expr) -> Printed:
+def _mod(e: Expr, p: _Printer) -> Printed:
     a, b = e.args
     if (
         type(a) is FloorDiv
@@ -109,30 +123,30 @@ def _mod(e: Expr) -> Printed:
         and type(b) is Integer
         and b.payload >= 1
     ):
-        return _call("Mod", e)
-    return f"{_wrap(a, PROD)} % {_wrap(b, UNARY)}", PROD
+        return p.call("Mod", e)
+    return f"{p.wrap(a, PROD)} % {p.wrap(b, UNARY)}", PROD
 
 
 def _compare(op: str) -> Handler:
-    def handler(e: Expr) -> Printed:
+    def handler(e: Expr, p: _Printer) -> Printed:
         a, b = e.args
-        return f"{_wrap(a, SUM)} {op} {_wrap(b, SUM)}", CMP
+        return f"{p.wrap(a, SUM)} {op} {p.wrap(b, SUM)}", CMP
 
     return handler
 
 
 def _named(name: str) -> Handler:
-    def handler(e: Expr) -> Printed:
-        return _call(name, e)
+    def handler(e: Expr, p: _Printer) -> Printed:
+        return p.call(name, e)
 
     return handler
 
 
-def _bool(e: Expr) -> Printed:
+def _bool(e: Expr, p: _Printer) -> Printed:
     return ("True" if e.payload else "False"), ATOM
 
 
-def _name(e: Expr) -> Printed:
+def _name(e: Expr, p: _Printer) -> Printed:
     return (e.payload if type(e) is Symbol else e.payload[0]), ATOM
 
 
@@ -163,4 +177,9 @@ TEXT_TABLE: dict[type[Expr], Handler] = {
 
 def to_text(e: Expr) -> str:
     """The canonical text of ``e``; :func:`indexalg.parse` reads it back to ``e`` itself."""
-    return _p(e)[0]
+    p = _Printer()
+    if e.depth > _PREFILL_DEPTH:
+        for node in postorder(e):
+            if node.depth % _STEP == 0:
+                p.print(node)
+    return p.print(e)[0]
