@@ -84,7 +84,7 @@ class Box:
     triple: Interval
 
 
-FAST = Box(operand=(-5, 5), divisor=(-4, 4), positive=(-1, 4), triple=(-3, 3))
+FAST = Box(operand=(-5, 5), divisor=(-4, 4), positive=(-1, 4), triple=(-2, 2))
 FULL = Box(operand=(-9, 9), divisor=(-6, 6), positive=(-1, 6), triple=(-5, 5))
 TIERS = [
     pytest.param(FAST, id="fast"),

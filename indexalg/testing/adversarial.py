@@ -74,7 +74,7 @@ _SIZES = ("s0",)
 _FREE = ("u",)
 
 #: How many points a case may have (more: the ranges are drawn again).
-MAX_POINTS = 2500
+MAX_POINTS = 4000
 
 _SMALL = st.integers(-3, 3)
 _DIV = st.sampled_from((2, 3, 4, 8, 1, -1, -2, -3, 5, 16))
@@ -311,6 +311,7 @@ _SIZE_RANGES: tuple[RangeSpec, ...] = (
     (3, None),
     (1, 6),
     (2, 8),
+    (1, 12),
 )
 
 
@@ -319,10 +320,10 @@ def _variable_range(
 ) -> RangeSpec | None:
     form = draw(st.integers(0, 7))
     if form <= 2 or (form >= 5 and not sizes):
-        lo = draw(st.integers(-6, 6))
-        return (lo, lo + draw(st.integers(0, 10)))  # small, singleton or negative
+        lo = draw(st.integers(-8, 8))
+        return (lo, lo + draw(st.integers(0, 16)))  # small, singleton or negative
     if form == 3:
-        return draw(st.integers(1, 8))  # 0 <= v < n
+        return draw(st.integers(1, 16))  # 0 <= v < n
     if form == 4:
         open_lo = draw(st.booleans())
         k = draw(st.integers(-3, 3))
