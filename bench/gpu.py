@@ -272,7 +272,7 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
     from bench.gpu_models import MODELS, tuning_space
     from indexalg_triton import from_torch
     from indexalg_triton.access import supported_kinds
-    from indexalg_triton.codegen import generate
+    from indexalg_triton.codegen import default_configs, generate
     from indexalg_triton.runtime import autotune, bench_kernel, make_outputs, verify
 
     kinds = supported_kinds()
@@ -289,7 +289,8 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
             for ks, structured in [(kinds, True), (("block_pointer",), True), ((), False)]:
                 if ks and not set(ks) <= set(kinds):
                     continue
-                cfg = replace(tuning_space(spec)[0], structured=structured)
+                # the tiling (so the block names) can depend on the kinds allowed
+                cfg = replace(default_configs(spec, tuple(ks))[0], structured=structured)
                 v = verify(f"{name}/small", m.fn, xs, spec, cfg, kinds=ks)
                 print(v.line(), flush=True)
                 res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,

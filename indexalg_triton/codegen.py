@@ -197,7 +197,7 @@ def _reduction_configs(spec: KernelSpec) -> list[Config]:
     rpow = 1 << max(0, (rnumel - 1).bit_length())
     if _reduces_contiguously(spec):
         out = []
-        if rpow <= 16384:
+        if rpow <= 32768:  # one program per row holds it: 64 floats per thread at 16 warps
             out.append(Config.of(16 if rpow >= 8192 else 8, XBLOCK=1, RBLOCK=rpow))
             if rpow <= 4096:
                 out.append(Config.of(8, XBLOCK=max(1, 4096 // rpow), RBLOCK=rpow))
@@ -205,10 +205,14 @@ def _reduction_configs(spec: KernelSpec) -> list[Config]:
                 Config.of(8, XBLOCK=4, RBLOCK=min(rpow, 1024)),
                 Config.of(4, XBLOCK=8, RBLOCK=min(rpow, 512))]
         return _unique(out)
+    # column reductions: narrow x blocks as well, so that few columns still make enough
+    # programs (16384 columns at XBLOCK=64 are 256 programs for 132 SMs)
     return _unique([Config.of(8, XBLOCK=64, RBLOCK=min(rpow, 64)),
                     Config.of(8, XBLOCK=128, RBLOCK=min(rpow, 32)),
                     Config.of(4, XBLOCK=32, RBLOCK=min(rpow, 64)),
-                    Config.of(8, XBLOCK=256, RBLOCK=min(rpow, 16))])
+                    Config.of(8, XBLOCK=256, RBLOCK=min(rpow, 16)),
+                    Config.of(8, XBLOCK=32, RBLOCK=min(rpow, 128)),
+                    Config.of(4, XBLOCK=16, RBLOCK=min(rpow, 128))])
 
 
 def _unique(cs: list[Config]) -> list[Config]:
@@ -1066,13 +1070,20 @@ def _acc(o: Op) -> tuple[str, str]:
 def _no_unit_block_pointer(a: Access, p: AccessPlan, tiling: Tiling) -> AccessPlan:
     """A block pointer whose block holds one element fails to compile on Triton 3.6
     (TritonRewriteTensorPointer: "mask type matches ptr type", seen on an H200); such an
-    access is a pointer access."""
-    if p.kind != "block_pointer" or not all(
-            type(b) is Integer and b.payload == 1 for b in p.block_shape):
+    access is a pointer access.  So is a 16-bit block-pointer load whose broadcast is
+    restored by reshapes (gelu_bias_residual's bf16 bias: "PassManager::run failed" on
+    Triton 3.6, H200)."""
+    if p.kind != "block_pointer":
+        return p
+    if all(type(b) is Integer and b.payload == 1 for b in p.block_shape):
+        why = "a one-element block (Triton 3.6 fails to compile it)"
+    elif p.broadcast_shape is not None and a.dtype in ("bfloat16", "float16"):
+        why = ("a 16-bit block restored by reshape and broadcast (Triton 3.6 fails to "
+               "compile it)")
+    else:
         return p
     q = plan_access(a, tiling, allow=())
-    return replace(q, reasons=(*p.reasons, "block_pointer: a one-element block (Triton 3.6 "
-                               "fails to compile it)"))
+    return replace(q, reasons=(*p.reasons, f"block_pointer: {why}"))
 
 
 def _spread(p: AccessPlan, tile: Sequence[str], names: Sequence[str]) -> str:

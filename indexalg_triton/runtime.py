@@ -22,7 +22,8 @@ Tolerances (:func:`compare`): integer and bool outputs exact; float32 within, pe
 1e-5 of the float64 result plus twice eager's own float32 error plus 1e-6 of the largest
 magnitude for pointwise kernels, and 1e-4 of the largest magnitude for reductions,
 against eager on float64 copies of the inputs; bfloat16/float16 outputs within one unit in
-the last place of that float64 result as torch rounds it to the output dtype (plus eager's
+the last place (of that float64 result as torch rounds it to the output dtype) from the
+float64 result (plus eager's
 own error, where eager rounds intermediates).  Equal values (infinities too) have no error.  Any
 unwritten (still poisoned) element fails.
 """
@@ -221,8 +222,8 @@ def compare(out: Any, ref64: Any, eager: Any, *, reduction: bool) -> Comparison:
         ulp = _ulp(rounded, out.dtype)
         if not o.numel():
             return Comparison(True, 0.0, 1.0, "empty")
-        mine = _absdiff(o, rounded) / ulp
-        theirs = _absdiff(eager.double(), rounded) / ulp
+        mine = _absdiff(o, r) / ulp  # against the exact value: correct rounding is <= 0.5
+        theirs = _absdiff(eager.double(), r) / ulp
         err = float(mine.max())
         excess = float((mine - theirs).max())
         ok = excess <= 1.0
@@ -268,7 +269,8 @@ def _ulp(x: Any, dt: Any) -> Any:
 
     bits = {torch.bfloat16: 7, torch.float16: 10}[dt]
     mag = x.abs().clamp_min(torch.finfo(dt).tiny)
-    return torch.pow(2.0, torch.floor(torch.log2(mag)) - bits)
+    _, exp = torch.frexp(mag)  # mag = m * 2^exp, m in [0.5, 1): exact, unlike floor(log2)
+    return torch.ldexp(torch.ones_like(mag), exp - 1 - bits)
 
 
 @dataclass
