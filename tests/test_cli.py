@@ -641,7 +641,6 @@ def test_a_vacuous_proof_is_exit_6(
     [
         ("prove", "x == 5", "--tiers", ""),
         ("prove", "x == 5", "--tiers", " , "),
-        ("prove", "x == 5", "--tiers", "z3,nope"),
         ("simplify", "x", "--range", "x=4", "--range", " "),
         ("bounds", "x", "-r", ""),
     ],

@@ -323,6 +323,7 @@ INTERNAL_TREES = (
 #: ... and single modules.
 INTERNAL_MODULES = (
     "indexalg.__main__",
+    "indexalg._bigint",  # integer <-> text of any size, behind the parser and printers
     "indexalg.interop",  # packages whose modules are in the reference
     "indexalg.printing",
     "indexalg.testing",
