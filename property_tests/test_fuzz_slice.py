@@ -89,6 +89,8 @@ def test_cli_json_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["--rules", "json"], "has no RULES"),
         (["--examples", "0"], "--examples 0"),
         (["--jobs", "0"], "--jobs 0"),
+        (["--generator", "nope"], "unknown generator"),
+        (["--journal", " "], "--journal"),
     ],
 )
 def test_cli_bad_options(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,3 +117,46 @@ def test_a_stopped_chunk_continues_with_a_new_seed() -> None:
     assert (nxt.examples, nxt.attempt, nxt.index) == (70, 1, 4)
     assert nxt.seed == derive_seed(1, "simplify", 4, 1) != first.seed
     assert first.continuation(100) is None
+
+
+def test_adversarial_slice_checks_every_point_and_reports_looseness() -> None:
+    result = run_campaign(
+        examples=300,
+        seed=0,
+        properties=["combined", "prove"],
+        generators=["adversarial"],
+        chunk=150,
+    )
+    assert not result.failures, "\n".join(f.describe() for f in result.failures)
+    assert result.examples >= 300
+    # every point of each domain, three checks per point for combined
+    assert result.points > 10 * result.examples
+    counts = dict(result.looseness)
+    assert set(counts) <= {"exact", "within 1", "within 2x", "worse", "unbounded"}
+    assert counts.get("exact", 0) > 0
+    assert {k for k, _, _ in result.per_property} == {
+        "adversarial/combined",
+        "adversarial/prove",
+    }
+
+
+def test_plan_splits_over_generators_with_their_own_seeds() -> None:
+    chunks = plan(8, 7, ["bounds"], chunk=4, generators=["compiler", "adversarial"])
+    assert [(c.generator, c.examples) for c in chunks] == [("compiler", 4), ("adversarial", 4)]
+    assert chunks[0].seed == derive_seed(7, "bounds", 0)  # the default keeps its seeds
+    assert chunks[1].seed == derive_seed(7, "bounds", 0, 0, "adversarial") != chunks[0].seed
+
+
+def test_a_journal_resumes_a_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = str(tmp_path / "run.jsonl")
+    argv = ["fuzz", "--examples", "60", "--chunk", "20", "--property", "bounds", "--quiet"]
+    argv += ["--generator", "all", "--journal", journal]
+    assert main(argv) == EXIT_OK
+    first = capsys.readouterr().out
+    lines = Path(journal).read_text().splitlines()
+    assert len(lines) == 4  # 30 + 30 examples in chunks of 20: 20 + 10 per generator
+    assert main(argv) == EXIT_OK  # everything is in the journal: nothing runs again
+    again = capsys.readouterr().out
+    assert "4 chunks from the journal" in again
+    assert Path(journal).read_text().splitlines() == lines
+    assert first.split(" in ")[0] == again.split(" in ")[0]  # same examples and points
