@@ -99,6 +99,13 @@ def verify_one(task: tuple[str, str]) -> dict[str, Any]:
         row["divmod_stock"] = sum(sc.values())
         row["divmod_plugin"] = sum(divmod_count(s) for _, s in pk)
         row["kernels_worse"] = [k for k, s in pk if k in sc and divmod_count(s) > sc[k]]
+        if row["kernels_worse"]:
+            ssrc = dict(sk)
+            row["worse_sources"] = {
+                k: {"stock": ssrc[k][-2500:], "plugin": s[-2500:]}
+                for k, s in pk
+                if k in row["kernels_worse"]
+            }
         row["kernels_better"] = [k for k, s in pk if k in sc and divmod_count(s) < sc[k]]
         row["plugin"] = {
             k: {"answered": v["answered"], "calls": v["calls"], "fallbacks": v["fallbacks"]}
@@ -109,7 +116,11 @@ def verify_one(task: tuple[str, str]) -> dict[str, Any]:
     return row
 
 
-def time_one(name: str) -> dict[str, Any]:
+def time_one(name: str, rounds: int = 3) -> dict[str, Any]:
+    """Stock and plug-in compiled once each, then timed alternately ``rounds`` times; the
+    median of each.  ``same_kernels``: the generated Triton sources are identical."""
+    import statistics
+
     import torch
     from triton.testing import do_bench
 
@@ -120,16 +131,28 @@ def time_one(name: str) -> dict[str, Any]:
     row: dict[str, Any] = {"workload": name}
     try:
         inputs = tuple(_to(x, DEVICE) for x in big_inputs(name))
+        fns: dict[str, Any] = {}
+        srcs: dict[str, list[str]] = {}
         with torch.no_grad():
             ref = w.fn(*inputs)
             for tag, plugin in (("stock", False), ("plugin", True)):
                 out, kernels, compiled = _compile(w.fn, inputs, False, plugin)
                 torch.testing.assert_close(out, ref, atol=w.atol * 10, rtol=w.rtol * 10)
-                row[f"{tag}_us"] = 1000.0 * do_bench(
-                    lambda compiled=compiled: compiled(*inputs), return_mode="median"
-                )
+                fns[tag] = compiled
+                srcs[tag] = [s for _, s in kernels]
                 row[f"{tag}_divmod"] = sum(divmod_count(s) for _, s in kernels)
+            times: dict[str, list[float]] = {"stock": [], "plugin": []}
+            for _ in range(rounds):
+                for tag in ("stock", "plugin"):
+                    f = fns[tag]
+                    times[tag].append(
+                        1000.0 * do_bench(lambda f=f: f(*inputs), return_mode="median")
+                    )
+        for tag in ("stock", "plugin"):
+            row[f"{tag}_us"] = statistics.median(times[tag])
+            row[f"{tag}_all_us"] = times[tag]
         row["ratio"] = row["plugin_us"] / row["stock_us"]
+        row["same_kernels"] = srcs["stock"] == srcs["plugin"]
     except Exception as exc:
         row["error"] = f"{type(exc).__name__}: {exc}"[:600]
     return row
@@ -145,13 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=6)
     p.add_argument("--deadline", type=float, default=400.0, help="seconds from start")
     p.add_argument("--time-budget", type=float, default=150.0, help="seconds kept for timing")
+    p.add_argument("--workloads", nargs="*", help="verify only these (default: all)")
     args = p.parse_args(argv)
     start = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
     import torch
 
     import indexalg.inductor as plug
-    from bench.inductor_workloads import BIG, TABLE, WORKLOADS
+    from bench.inductor_workloads import BIG, CPU_ONLY, TABLE, WORKLOADS
 
     head = {
         "torch": torch.__version__,
@@ -159,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         "entry_points": plug.entry_points(),
     }
     print(json.dumps(head), flush=True)
-    tasks = [(w.name, s) for s in ("static", "dynamic") for w in WORKLOADS]
+    names = args.workloads or [w.name for w in WORKLOADS if w.name not in CPU_ONLY]
+    tasks = [(n, s) for s in ("static", "dynamic") for n in names]
     verify_deadline = args.deadline - args.time_budget
     done: list[dict[str, Any]] = []
     with open(os.path.join(args.out, "gpu_verify.jsonl"), "w") as fh:

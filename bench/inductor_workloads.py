@@ -268,6 +268,9 @@ _HERE: list[Workload] = [
 WORKLOADS: list[Workload] = _corpus_workloads() + _HERE
 BY_NAME: dict[str, Workload] = {w.name: w for w in WORKLOADS}
 
+#: Workloads that build CPU tensors inside the function (not run by ``bench.inductor_gpu``).
+CPU_ONLY: tuple[str, ...] = ("unfold_windows", "batch_norm_channels_last", "causal_attention")
+
 #: Compiled in the fast tests (C++ backend, static and dynamic): cheap, and between them
 #: they reach both covered entry points with div/mod-heavy indices.
 CI: tuple[str, ...] = ("pixel_shuffle_conv", "add_permute_3d", "int4_unpack_dequant")

@@ -95,7 +95,7 @@ def test_install_uninstall_restore_inductor():
 def test_simplify_with_ranges_answers_in_torch_functions_with_the_same_symbols(installed, syms):
     from torch.utils._sympy.functions import FloorDiv, ModularIndexing
 
-    x, y, s0, env, Allocator = syms
+    x, _y, s0, env, Allocator = syms
     sv = Allocator(env)
     out = sv.simplify_with_ranges(ModularIndexing(ModularIndexing(x, 1, 64), 1, 8), {x: 4096})
     assert out == ModularIndexing(x, 1, 8) and type(out) is ModularIndexing
@@ -109,7 +109,7 @@ def test_simplify_with_ranges_answers_in_torch_functions_with_the_same_symbols(i
 def test_expression_keyed_ranges_do_not_crash(installed, syms):
     from torch.utils._sympy.functions import ModularIndexing
 
-    x, y, s0, env, Allocator = syms
+    x, y, _s0, env, Allocator = syms
     sv = Allocator(env)
     e = ModularIndexing(x + 3 * y, 1, 15)
     out = sv.simplify_with_ranges(e, {x: 3, y: 5, x + 3 * y: 15})
@@ -123,7 +123,7 @@ def test_expression_keyed_ranges_do_not_crash(installed, syms):
 def test_symbolic_sizes_and_shape_env_ranges(installed, syms):
     from torch.utils._sympy.functions import FloorDiv, ModularIndexing
 
-    x, y, s0, env, Allocator = syms
+    x, _y, s0, env, Allocator = syms
     sv = Allocator(env)
     # q0 < s0*8: the ModularIndexing over the whole range is the FloorDiv
     e = 8 * ModularIndexing(x, s0, 8) + ModularIndexing(x, 1, s0)
@@ -134,7 +134,7 @@ def test_symbolic_sizes_and_shape_env_ranges(installed, syms):
 def test_failure_inside_indexalg_falls_back_and_is_counted(installed, syms, monkeypatch):
     from torch.utils._sympy.functions import ModularIndexing
 
-    x, y, s0, env, Allocator = syms
+    x, _y, _s0, env, Allocator = syms
     e = ModularIndexing(ModularIndexing(x, 1, 64), 1, 8)
     stock = Allocator(env)._simplify_with_ranges.__wrapped_original__(Allocator(env), e, {x: 4096})
 
@@ -150,7 +150,7 @@ def test_failure_inside_indexalg_falls_back_and_is_counted(installed, syms, monk
 
 
 def test_unreadable_input_falls_back(installed, syms):
-    x, y, s0, env, Allocator = syms
+    x, y, _s0, env, Allocator = syms
     e = sympy.Float(0.5) * x + y  # a float: no indexalg equivalent
     out = Allocator(env).simplify_with_ranges(e, {x: 4, y: 4})
     assert out == e
@@ -224,7 +224,7 @@ def test_stride_at_vec_range_agrees_with_inductor(text, vec):
 
 
 def test_maybe_evaluate_static_on_claims(installed, syms):
-    x, y, s0, env, Allocator = syms
+    _x, _y, s0, env, _Allocator = syms
     assert env._maybe_evaluate_static(sympy.Ge(s0 * s0, 4)) in (sympy.true, None)
     assert env._maybe_evaluate_static(sympy.Lt(s0, 1)) in (sympy.false, None)
     env._maybe_evaluate_static.cache_clear()  # the ShapeEnv clears its caches

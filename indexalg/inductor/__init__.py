@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from . import _entries, _state
@@ -52,16 +52,23 @@ __all__ = [
 _INSTALLED: list[str] = []
 
 
-def install() -> list[str]:
+def install(only: Iterable[str] | None = None) -> list[str]:
     """Route Inductor's index arithmetic through indexalg; returns the entry points patched
-    (those this torch has).  Idempotent.  Raises ImportError without torch."""
+    (those this torch has).  ``only`` names a subset of :data:`ENTRY_POINTS` (default: all;
+    ``INDEXALG_INDUCTOR_ONLY=a,b`` in the environment does the same).  Idempotent.  Raises
+    ImportError without torch."""
     import torch._inductor.sizevars
 
     with contextlib.suppress(ImportError):  # the C++ backend's vectoriser, if this torch has it
         import torch._inductor.codegen.cpp  # noqa: F401
     if _INSTALLED:
         return list(_INSTALLED)
+    if only is None and os.environ.get("INDEXALG_INDUCTOR_ONLY"):
+        only = os.environ["INDEXALG_INDUCTOR_ONLY"].split(",")
+    wanted = None if only is None else set(only)
     for entry in ENTRY_POINTS:
+        if wanted is not None and entry.name not in wanted:
+            continue
         if entry.install():
             _INSTALLED.append(entry.name)
     return list(_INSTALLED)

@@ -238,6 +238,35 @@ def _check_printable(out: Expr, before: Expr, ranges: Any) -> None:
 # =======================================================================================
 # SizeVarAllocator._simplify_with_ranges
 
+_DIVMOD_KINDS = (FloorDiv, ModularIndexing, Mod)
+
+
+def _divmod_weight(e: Expr, loops: frozenset[str]) -> tuple[int, int]:
+    """(divisions of sizes alone outside Min/Max/Where, all divisions), each counted at every
+    occurrence (as printed): the first is what Inductor prints in a kernel rather than
+    lifting into a precomputed size argument."""
+    memo: dict[Expr, tuple[int, int]] = {}
+    lifted = (ia.Min, ia.Max, ia.Where)
+
+    def go(node: Expr) -> tuple[int, int]:
+        hit = memo.get(node)
+        if hit is not None:
+            return hit
+        parts = [go(a) for a in node.args]
+        bare = sum(p[0] for p in parts)
+        total = sum(p[1] for p in parts)
+        if isinstance(node, _DIVMOD_KINDS):
+            total += 1
+            if not any(s.payload in loops for s in node.symbol_set):
+                bare += 1
+        if isinstance(node, lifted):
+            bare = 0
+        memo[node] = (bare, total)
+        return bare, total
+
+    bare, total = go(e)
+    return bare, total
+
 
 def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges: Any) -> Any:
     t0 = clock()
@@ -250,6 +279,12 @@ def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges:
     if out is e0:
         return expr
     _check_printable(out, e0, ranges)
+    loops = frozenset(k.payload for k in map(_convert.to_ia, var_ranges) if type(k) is Symbol)
+    if _divmod_weight(out, loops) > _divmod_weight(e0, loops):
+        # indexalg's canonical form can drop a Max(1, size) and distribute the size over a
+        # sum (s*(a + b) -> a*s + b*s): Inductor lifts a size under Max into one kernel
+        # argument, but prints a bare size division in the kernel, at every occurrence
+        raise Fallback("more_divmod_printed")
     t1 = clock()
     result = _convert.to_torch(out)
     st.convert_seconds += clock() - t1
