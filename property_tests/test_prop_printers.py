@@ -211,3 +211,47 @@ def test_triton_printer_agrees_with_the_evaluator(tmp_path: Path) -> None:
     exprs = list(by_expr)
     wrong = [(str(exprs[i]), g, w) for i, (g, w) in enumerate(zip(got, expected)) if g != w]
     assert not wrong, wrong[:5]
+
+
+def _adversarial_rows(
+    n: int, per_case: int
+) -> list[tuple[Expr, dict[str, Any], dict[str, int], int]]:
+    from indexalg.testing.adversarial import adversarial_cases
+
+    cases = [
+        (e, r, pts[:: max(1, len(pts) // per_case)])
+        for e, r, pts in collect(adversarial_cases(), n)
+    ]
+    return checked_points(cases, strict=False)
+
+
+def test_c_printer_agrees_on_adversarial_cases(tmp_path: Path) -> None:
+    """The adversarial generator's shapes (shared subterms, lowered remainders, negative and
+    symbolic ranges) printed as C with the non-negativity facts ``bounds`` gives: a wrong
+    bound that calls a negative operand non-negative prints a truncating ``/`` or ``%``."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    rows = _adversarial_rows(max(20, round(150 * SCALE)), 12)
+    blocks = []
+    expected = []
+    for e, r, p, want in rows:
+        text = to_c(e, nonneg=bounds_nonneg(r))
+        decls = " ".join(f"int64_t {name} = INT64_C({v}); (void){name};" for name, v in p.items())
+        blocks.append(f'  {{ {decls} printf("%lld\\n", (long long)({text})); }}')
+        expected.append(want)
+    source = C_PREAMBLE + "#include <stdio.h>\nint main(void) {\n" + "\n".join(blocks)
+    source += "\n  return 0;\n}\n"
+    (tmp_path / "printed.c").write_text(source)
+    exe = tmp_path / "printed"
+    subprocess.run(
+        [cc, "-O1", "-fwrapv", "-w", "-o", str(exe), str(tmp_path / "printed.c")], check=True
+    )
+    got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    assert len(got) == len(expected)
+    wrong = [
+        (str(rows[i][0]), rows[i][1], rows[i][2], w, int(g))
+        for i, (w, g) in enumerate(zip(expected, got))
+        if int(g) != w
+    ]
+    assert not wrong, wrong[:5]
