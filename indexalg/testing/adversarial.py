@@ -77,6 +77,10 @@ _FREE = ("u",)
 MAX_POINTS = 4000
 
 _SMALL = st.integers(-3, 3)
+# Constants of steps: mostly small, sometimes past int32 / int64 or hundreds of digits (no
+# float, no digit limit anywhere in the library).
+_BIG = (2**31, 2**31 - 1, -(2**63), 2**64 + 1, 10**40, -(10**400) - 7)
+_CONST = st.one_of(_SMALL, _SMALL, _SMALL, st.sampled_from(_BIG))
 _DIV = st.sampled_from((2, 3, 4, 8, 1, -1, -2, -3, 5, 16))
 _POS = st.sampled_from((2, 3, 4, 8, 1, 5, 16))
 _COEF = st.sampled_from((1, -1, 2, -2, 3, 8))
@@ -118,7 +122,7 @@ def _product(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
 
 
 def _linear(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
-    return draw(_COEF) * p.pick(draw) + draw(_COEF) * p.pick(draw) + draw(_SMALL)
+    return draw(_COEF) * p.pick(draw) + draw(_COEF) * p.pick(draw) + draw(_CONST)
 
 
 def _division(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
@@ -149,7 +153,7 @@ def _division(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
 
 def _minmax(draw: st.DrawFn, p: _Pool, g: _Gen) -> Expr:
     a = p.pick(draw)
-    b = p.pick(draw) if draw(st.booleans()) else integer(draw(_SMALL))
+    b = p.pick(draw) if draw(st.booleans()) else integer(draw(_CONST))
     return Min(a, b) if draw(st.booleans()) else Max(a, b)
 
 
@@ -238,7 +242,8 @@ def adversarial_exprs(
     combining the leaves (``variables`` and ``sizes``) and earlier steps: sums, products
     (often of a step with itself), lowered remainders and halves (``t - 2*(t // 2)``,
     ``t - t // 4``), divisions by literals of either sign, by sizes and by other steps
-    (which may be 0 somewhere), ModularIndexing, Min/Max and Where.  Where conditions
+    (which may be 0 somewhere), ModularIndexing, Min/Max and Where; constants are small,
+    sometimes past int32 and int64 or hundreds of digits long.  Where conditions
     compare a variable, a size, a ``free`` symbol (meant to stay unranged) or a step with a
     constant or a step.  Shrinks towards one step, a square of the first variable (``x*x``).
     """
@@ -337,11 +342,22 @@ def _variable_range(
             (f"-{s}", s),
             (f"1 - {s}", 0),
             (s, f"2*{s}"),
+            # non-linear bounds
+            (0, f"{s}*{s} - 1"),
+            (f"-({s} // 2)", f"CeilDiv({s}, 3)"),
+            (f"{s} % 3", f"Min({s}, 4)"),
+            (f"Max(1, {s} - 4)", f"{s}*{s} // 3"),
         )
         return draw(st.sampled_from(shapes))
     if form == 6 and earlier:
         v = draw(st.sampled_from(earlier))
-        over: tuple[RangeSpec, ...] = ((f"{v} - 2", v), (v, f"{v} + 3"), (0, v))
+        over: tuple[RangeSpec, ...] = (
+            (f"{v} - 2", v),
+            (v, f"{v} + 3"),
+            (0, v),
+            (f"-{v}", f"{v} // 2"),
+            (0, f"{v}*{v}"),
+        )
         return draw(st.sampled_from(over))
     return (f"{s} - 3", draw(st.integers(-1, 2)))  # may be empty for some sizes
 
@@ -376,8 +392,9 @@ def adversarial_ranges(
 ) -> SearchStrategy[dict[str, RangeSpec]]:
     """Ranges for ``variables`` and ``sizes`` (free symbols get none): small numeric
     intervals (singletons, negative), ``0 <= v < n``, one open side, symbolic shapes in a
-    size (``v < s0``, ``s0 - 2 <= v <= s0 + 1``, ``-s0 <= v <= s0``, ...), a range over an
-    earlier variable (``x - 2 <= y <= x``) and ranges empty for some sizes.  Sizes mostly
+    size (``v < s0``, ``s0 - 2 <= v <= s0 + 1``, ``-s0 <= v <= s0``, and non-linear ones:
+    ``v <= s0*s0 - 1``, ``-(s0 // 2) <= v <= CeilDiv(s0, 3)``, ...), a range over an earlier
+    variable (``x - 2 <= y <= x``, ``0 <= y <= x*x``) and ranges empty for some sizes.  Sizes mostly
     get a lower bound >= 1: ``(1, 4)``, singletons, ``(1, None)``, ``(3, None)``; one in eight
     gets no range (any integer), ``(-2, 3)`` or ``(0, 2)``."""
     call = _call_text(

@@ -150,8 +150,12 @@ def compile_expr(e: Expr, names: Sequence[str]) -> Callable[..., Value]:
         return SOURCE_TABLE[type(n)](n, [src(a) for a in n.args])
 
     params = ", ".join(f"v{i}" for i in range(len(names)))
-    code = f"lambda {params}: {src(e)}"
-    fn: Callable[..., Value] = eval(code, {"_mi": _modular_indexing, "min": min, "max": max})
+    try:
+        code = f"lambda {params}: {src(e)}"
+        fn: Callable[..., Value] = eval(code, {"_mi": _modular_indexing, "min": min, "max": max})
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        # a literal past Python's int/str digit limit, or source Python cannot parse
+        return _evaluator(e, names)
 
     def run(*values: int) -> Value:
         try:
