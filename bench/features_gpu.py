@@ -170,7 +170,7 @@ def part_reduction() -> dict[str, Any]:
     import torch
 
     from indexalg_triton.layout import View
-    from indexalg_triton.reduction import MultiKernel
+    from indexalg_triton.multikernel import MultiKernel
     from indexalg_triton.spec import SpecBuilder
 
     out: dict[str, Any] = {}

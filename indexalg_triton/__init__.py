@@ -12,8 +12,9 @@ from indexalg_triton.access import Access, AccessPlan, plan_access, plan_accesse
 from indexalg_triton.codegen import Config, KernelSource, default_configs, generate
 from indexalg_triton.frontend import from_torch
 from indexalg_triton.layout import View, dtype_bytes
+from indexalg_triton.planner import TilingChoice, choose_tiling
 from indexalg_triton.spec import Buffer, KernelSpec, Op, SpecBuilder, Store
-from indexalg_triton.tiling import Tiling, TilingChoice, choose_tiling, make_tiling
+from indexalg_triton.tiling import Tiling, make_tiling
 
 __all__ = [
     "Access",

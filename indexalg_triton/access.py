@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import (
@@ -45,7 +45,10 @@ from indexalg.expr import (
     mul,
 )
 from indexalg.iter_map import IterMap, decompose
+from indexalg.parse import parse
+from indexalg.poly import divide_exact
 from indexalg.ranges import RangeSpec
+from indexalg.simplify import simplify
 from indexalg_triton.layout import dtype_bytes
 from indexalg_triton.tiling import AxisDim, Tiling, axis_dims
 
@@ -118,8 +121,6 @@ class Access:
 
     @staticmethod
     def of(index: Expr | str, dtype: str = "float32", *, store: bool = False) -> Access:
-        from indexalg.parse import parse
-
         e = parse(index) if isinstance(index, str) else as_expr(index)
         dtype_bytes(dtype)
         return Access(e, dtype, store)
@@ -210,8 +211,6 @@ def plan_access(
 ) -> AccessPlan:
     """The plan for one access under ``tiling``; ``allow`` lists the structured kinds the
     target supports (None: :func:`supported_kinds`)."""
-    from indexalg.simplify import simplify
-
     kinds = supported_kinds() if allow is None else tuple(allow)
     for k in kinds:
         if k not in STRUCTURED_KINDS:
@@ -249,8 +248,6 @@ def plan_access(
 
 
 def _with_reasons(p: AccessPlan, reasons: Sequence[str]) -> AccessPlan:
-    from dataclasses import replace
-
     return replace(p, reasons=tuple(reasons))
 
 
@@ -295,8 +292,6 @@ class _Block:
 
     @staticmethod
     def build(tiling: Tiling, dims: list[list[AxisDim]], m: IterMap) -> _Block:
-        from indexalg.simplify import simplify
-
         blocks: list[list[Expr]] = []
         offsets: list[list[Expr]] = []
         for a, ds in enumerate(dims):
@@ -430,8 +425,6 @@ def _stride_key(s: Expr) -> tuple[int, int]:
 def _multiple_of_16(e: Expr) -> bool:
     if type(e) is Integer:
         return bool(e.payload % 16 == 0)
-    from indexalg.procedures.polydiv import divide_exact
-
     return divide_exact(e, integer(16)) is not None
 
 

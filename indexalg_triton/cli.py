@@ -93,7 +93,7 @@ def _plan(args: argparse.Namespace) -> int:
     from indexalg.ranges import parse_range_arg
     from indexalg_triton.access import Access, parse_allow
     from indexalg_triton.layout import dtype_bytes
-    from indexalg_triton.tiling import choose_tiling
+    from indexalg_triton.planner import choose_tiling
 
     if not args.index and not args.store:
         raise RangeError("plan needs at least one --index or --store")

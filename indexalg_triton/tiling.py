@@ -15,34 +15,27 @@ discontiguous view read under a tiling that separates its discontiguous loops ge
 dimension per axis (``x + 9*y``), while one read across a discontinuity keeps several
 (a reshaped block).
 
-:func:`choose_tiling` scores every candidate tiling with :func:`tiling_cost` (see there) and
-never returns one it predicts slower than 1-D.
+:func:`candidate_tilings` lists every tiling of a loop nest; the choice among them (a cost
+model over the access plans of each) is :mod:`indexalg_triton.planner`'s.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from indexalg.errors import InvalidOperationError, RangeError
 from indexalg.expr import Expr, FloorDiv, Integer, ModularIndexing, Symbol, as_expr, integer, mul
 from indexalg.iter_map import IterMap
-
-if TYPE_CHECKING:
-    from indexalg_triton.access import Access, AccessPlan
 
 __all__ = [
     "AXIS_NAMES",
     "AxisDim",
     "TileAxis",
     "Tiling",
-    "TilingChoice",
     "axis_dims",
     "candidate_tilings",
-    "choose_tiling",
-    "tiling_cost",
     "make_tiling",
 ]
 
@@ -237,179 +230,3 @@ def _merge(dims: list[AxisDim]) -> list[AxisDim]:
         else:
             out.append(d)
     return out
-
-
-# ---------------------------------------------------------------------------------------
-# Cost model
-
-#: bytes-equivalent per element of one div/mod/min/max op in a flat index
-OP_COST = 0.5
-#: per reshape or broadcast step of a structured access
-CHAIN_STEP_COST = 0.25
-#: per access, per lane launched (masked-off lanes included), per useful element
-LANE_COST = 0.25
-#: per tile axis beyond the first (program-id decomposition, an extra mask dimension)
-AXIS_COST = 0.25
-#: memory transaction size in bytes (a DRAM sector)
-SECTOR = 32
-#: elements per program a tiling may use (Inductor's largest pointwise block)
-TILE_BUDGET = 1024
-#: N-D must beat 1-D by this fraction to be chosen when N-D is not preferred
-ND_MARGIN = 0.10
-#: value assumed for a size symbol with no hint
-DEFAULT_SIZE_HINT = 64
-
-
-@dataclass(frozen=True)
-class TilingChoice:
-    """The chosen tiling, its plans, and the score of every candidate (for reports)."""
-
-    tiling: Tiling
-    plans: tuple[AccessPlan, ...]
-    cost: float
-    scores: tuple[tuple[str, float], ...] = field(default_factory=tuple)
-    reason: str = ""
-
-
-def _hint(e: Expr, hints: Mapping[str, int]) -> int:
-    if type(e) is Integer:
-        v: int = e.payload
-        return v
-    from indexalg.evaluate import evaluate
-
-    env = {s.payload: hints.get(s.payload, DEFAULT_SIZE_HINT) for s in e.free_symbols}
-    return int(evaluate(e, env))  # type: ignore[arg-type]
-
-
-def _pow2_at_least(n: int) -> int:
-    p = 1
-    while p < n:
-        p *= 2
-    return p
-
-
-def cost_blocks(tiling: Tiling, hints: Mapping[str, int] | None = None) -> list[int]:
-    """Block sizes the cost model assumes: the known ones, else the tile budget shared out
-    by doubling the smallest block (``x`` first on ties) while an axis still has room."""
-    h = hints or {}
-    numels = [_hint(ax.numel, h) for ax in tiling.axes]
-    known = [tiling.block(a) for a in range(tiling.ndim)]
-    blocks = [k.payload if type(k) is Integer else 1 for k in known]
-    free = [type(k) is not Integer for k in known]
-    caps = [_pow2_at_least(max(n, 1)) for n in numels]
-    while True:
-        total = 1
-        for b in blocks:
-            total *= b
-        open_axes = [a for a in range(tiling.ndim) if free[a] and blocks[a] < caps[a]]
-        if not open_axes or total * 2 > TILE_BUDGET:
-            return blocks
-        a = min(open_axes, key=lambda i: (blocks[i], i))
-        blocks[a] *= 2
-
-
-def tiling_cost(
-    tiling: Tiling,
-    accesses: Sequence[Access],
-    plans: Sequence[AccessPlan],
-    hints: Mapping[str, int] | None = None,
-) -> float:
-    """Predicted cost per iteration point, in bytes-equivalent (lower is faster).
-
-    Per access: its unique bytes per point (element size x distinct addresses / points)
-    divided by the sector efficiency of its longest contiguous run within one tile (a run of
-    ``r`` bytes uses ``r / (32*ceil(r/32))`` of the sectors it touches); plus ``OP_COST`` per
-    div/mod/min/max op of a flat-pointer index, ``CHAIN_STEP_COST`` per reshape/broadcast
-    step of a structured access, and ``LANE_COST`` times the launched lanes per point (masks
-    waste lanes where block sizes overshoot the axes).  Plus ``AXIS_COST`` per axis beyond
-    the first.  Block sizes as :func:`cost_blocks`.
-    """
-    h = hints or {}
-    blocks = cost_blocks(tiling, h)
-    numels = [_hint(ax.numel, h) for ax in tiling.axes]
-    points = 1
-    lanes = 1
-    for n, b in zip(numels, blocks):
-        points *= n
-        lanes *= -(-n // b) * b
-    total = AXIS_COST * (tiling.ndim - 1)
-    for acc, plan in zip(accesses, plans):
-        total += LANE_COST * lanes / points
-        if plan.dims is None:  # no decomposition: a gather, one element per sector
-            total += SECTOR + OP_COST * plan.ops
-            continue
-        from indexalg_triton.layout import dtype_bytes
-
-        size = dtype_bytes(acc.dtype)
-        footprint = 1
-        for dims in plan.dims:
-            for d in dims:
-                if d.stride is not _ZERO:
-                    footprint *= _hint(d.extent, h)
-        unique = size * footprint / points
-        run = _run_bytes(plan.dims, blocks, size, h)
-        eff = run / (SECTOR * -(-run // SECTOR))
-        total += unique / eff
-        total += OP_COST * plan.ops if plan.kind == "pointer" else CHAIN_STEP_COST * plan.steps
-    return total
-
-
-def _run_bytes(
-    dims: Sequence[Sequence[AxisDim]], blocks: Sequence[int], size: int, h: Mapping[str, int]
-) -> int:
-    """Bytes of the longest contiguous run in one tile: from the stride-1 dimension, every
-    dimension whose stride continues the run, while blocks cover whole extents."""
-    flat: list[tuple[int, int, int]] = []  # (|stride|, extent, block)
-    for dims_a in dims:
-        for d in dims_a:
-            if d.stride is _ZERO or type(d.stride) is not Integer:
-                continue
-            ext = _hint(d.extent, h)
-            blk = max(1, min(ext, -(-blocks[d.axis] // _hint(d.divisor, h))))
-            flat.append((abs(d.stride.payload), ext, blk))
-    run = 1
-    expected = 1
-    while True:
-        hit = next((f for f in flat if f[0] == expected), None)
-        if hit is None:
-            return run * size
-        _, ext, blk = hit
-        run *= min(ext, blk)
-        if blk < ext:
-            return run * size
-        expected *= ext
-
-
-def choose_tiling(
-    loops: Sequence[tuple[str, object]],
-    accesses: Sequence[Access],
-    *,
-    max_tiles: int = 2,
-    prefer_nd: bool = False,
-    allow: Sequence[str] | None = None,
-    block_sizes: Mapping[str, int] | None = None,
-    size_hints: Mapping[str, int] | None = None,
-) -> TilingChoice:
-    """Score every candidate tiling and pick one; never one predicted slower than 1-D.
-
-    ``prefer_nd``: the candidate with the most axes among those predicted no slower than
-    1-D (ties: lower cost, then earlier candidate).  Otherwise: the lowest cost, where an
-    N-D tiling must beat 1-D by ``ND_MARGIN``.  ``allow``: the structured access kinds the
-    target supports (default: what the installed Triton supports).
-    """
-    from indexalg_triton.access import plan_accesses
-
-    scored: list[tuple[Tiling, tuple[AccessPlan, ...], float]] = []
-    for t in candidate_tilings(loops, max_tiles, block_sizes):
-        plans = tuple(plan_accesses(accesses, t, allow=allow))
-        scored.append((t, plans, tiling_cost(t, accesses, plans, size_hints)))
-    base = scored[0]
-    scores = tuple((t.describe(), round(c, 4)) for t, _, c in scored)
-    if prefer_nd:
-        ok = [s for s in scored if s[2] <= base[2] + 1e-9]
-        best = max(ok, key=lambda s: (s[0].ndim, -s[2]))
-        why = "prefer-N-D: most axes among tilings predicted no slower than 1-D"
-    else:
-        best = min(scored, key=lambda s: (s[2] if s[0].ndim == 1 else s[2] / (1 - ND_MARGIN)))
-        why = "lowest predicted cost (N-D must beat 1-D by 10%)"
-    return TilingChoice(best[0], best[1], best[2], scores, why)

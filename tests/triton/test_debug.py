@@ -119,7 +119,7 @@ def test_every_kernel_kind_goes_through_the_printer() -> None:
     import triton.language as tl
 
     from indexalg_triton.combo import combine, launch_combo
-    from indexalg_triton.reduction import MultiKernel
+    from indexalg_triton.multikernel import MultiKernel
     from indexalg_triton.template import launch_template, matmul_template
     from indexalg_triton.workloads import get
 

@@ -9,13 +9,8 @@ import pytest
 import indexalg as ia
 from indexalg.iter_map import decompose
 from indexalg_triton.access import Access
-from indexalg_triton.tiling import (
-    axis_dims,
-    candidate_tilings,
-    choose_tiling,
-    cost_blocks,
-    make_tiling,
-)
+from indexalg_triton.planner import choose_tiling, cost_blocks
+from indexalg_triton.tiling import axis_dims, candidate_tilings, make_tiling
 
 BP = ("block_pointer",)
 TD = ("tensor_descriptor",)

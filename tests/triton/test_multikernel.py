@@ -1,4 +1,4 @@
-"""indexalg_triton.reduction: persistent and looped variants with one argument list, the
+"""indexalg_triton.multikernel: persistent and looped variants with one argument list, the
 run-time choice by timing, cached per shape; both variants verified in the interpreter."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from indexalg.errors import InvalidOperationError
 from indexalg_triton.layout import View
-from indexalg_triton.reduction import (
+from indexalg_triton.multikernel import (
     MultiKernel,
     choices,
     clear_choices,

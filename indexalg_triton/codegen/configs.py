@@ -1,0 +1,203 @@
+"""Configs and the tiling every config of a kernel shares.
+
+:class:`Config` is one compiled variant (block sizes, warps, whether structured accesses
+may be used), :func:`default_configs` the small autotuning space of a spec, and
+:func:`tiling_groups` the loop groups of a pointwise kernel's tiling, chosen once by the
+planner with symbolic block sizes.  :class:`KernelSource` is what generation returns.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from indexalg.errors import InvalidOperationError
+from indexalg.expr import Expr, Integer, Symbol, integer
+from indexalg.simplify import simplify
+from indexalg_triton.access import Access, supported_kinds
+from indexalg_triton.planner import choose_tiling
+from indexalg_triton.spec import KernelSpec
+
+__all__ = [
+    "Config",
+    "KernelSource",
+    "default_configs",
+    "direct_accesses",
+    "resolve_kinds",
+    "tiling_groups",
+]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One compiled variant: block sizes by name (``XBLOCK``, ``YBLOCK``, ``RBLOCK``), warps,
+    and whether structured accesses (descriptors, block pointers) may be used."""
+
+    blocks: tuple[tuple[str, int], ...]
+    num_warps: int = 4
+    structured: bool = True
+    flat: bool = False  # a pointwise kernel tiled 1-D whatever the cost model chose
+
+    @staticmethod
+    def of(num_warps: int = 4, structured: bool = True, flat: bool = False,
+           **blocks: int) -> Config:
+        """``Config.of(8, XBLOCK=64, YBLOCK=64)``; see :meth:`make`."""
+        return Config.make(blocks, num_warps, structured, flat)
+
+    @staticmethod
+    def make(blocks: Mapping[str, int], num_warps: int = 4, structured: bool = True,
+             flat: bool = False) -> Config:
+        """A config; block sizes must be powers of two, warps a power of two <= 32."""
+        for k, v in blocks.items():
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
+                raise InvalidOperationError(f"block size {k} must be a power of two, got {v!r}")
+        if num_warps not in (1, 2, 4, 8, 16, 32):
+            raise InvalidOperationError(f"num_warps must be a power of two <= 32, got {num_warps}")
+        return Config(tuple(sorted(blocks.items())), num_warps, structured, flat)
+
+    def block(self, name: str) -> int:
+        for k, v in self.blocks:
+            if k == name:
+                return v
+        raise InvalidOperationError(f"config {self.describe()} has no {name}")
+
+    def describe(self) -> str:
+        b = " ".join(f"{k}={v}" for k, v in self.blocks)
+        return (f"{b} warps={self.num_warps}" + ("" if self.structured else " pointers-only")
+                + (" 1-D" if self.flat else ""))
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """Generated source and the decisions behind it."""
+
+    spec: KernelSpec
+    config: Config
+    source: str
+    kernel_name: str
+    grid: int
+    index_dtype: str
+    index_reason: str
+    kinds: tuple[str, ...]  # the access kind of each load/store, in source order
+    tiling: str
+    asserts: tuple[str, ...] = field(default_factory=tuple)
+    body: str = ""  # the kernel definition alone, without the helper preamble
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.spec.buffers)
+
+
+# --- the tiling, shared by every config ----------------------------------------------------
+
+
+def direct_accesses(spec: KernelSpec) -> tuple[list[Access], list[object]]:
+    """The direct loads and the stores as Access objects, with the op/store they belong to
+    (the accesses the tiling is chosen for)."""
+    acc: list[Access] = []
+    owners: list[object] = []
+    for o in spec.ops:
+        if o.kind == "load" and not spec.indirect_symbols(o):
+            assert o.index is not None
+            acc.append(Access(o.index, o.dtype))
+            owners.append(o)
+    for st in spec.stores:
+        acc.append(Access(st.index, spec.buffer(st.buffer).dtype, store=True))
+        owners.append(st)
+    return acc, owners
+
+
+@functools.lru_cache(maxsize=256)
+def tiling_groups(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The loop groups (outermost first) of a pointwise kernel's tiling, chosen by the cost
+    model with symbolic block sizes; a reduction kernel has one group."""
+    if spec.is_reduction:
+        return (tuple(n for n, _ in spec.loops),)
+    accesses, _ = direct_accesses(spec)
+    choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, allow=kinds)
+    return tuple(reversed([ax.loops for ax in choice.tiling.axes]))
+
+
+def default_configs(spec: KernelSpec, kinds: tuple[str, ...] | None = None) -> list[Config]:
+    """The small autotuning space: the first entry is the default config."""
+    ks = resolve_kinds(kinds)
+    if spec.is_reduction:
+        return _reduction_configs(spec)
+    ndim = len(tiling_groups(spec, ks))
+    shapes: list[dict[str, int]]
+    if ndim == 1:
+        shapes = [{"XBLOCK": 1024}, {"XBLOCK": 2048}, {"XBLOCK": 4096}]
+        warps = [4, 8, 8]
+    else:
+        shapes = [{"XBLOCK": 64, "YBLOCK": 64}, {"XBLOCK": 32, "YBLOCK": 32},
+                  {"XBLOCK": 128, "YBLOCK": 32}, {"XBLOCK": 32, "YBLOCK": 128}]
+        warps = [8, 4, 8, 8]
+    out = [Config.make(s, w, True) for s, w in zip(shapes, warps)]
+    if ks:
+        out += [Config.make(s, w, False) for s, w in zip(shapes, warps)]
+    if ndim > 1:  # the 1-D tiling stays in the space: tuning can never end slower than it
+        out += [Config.of(4, False, True, XBLOCK=1024), Config.of(8, False, True, XBLOCK=2048)]
+    return out
+
+
+def _reduction_configs(spec: KernelSpec) -> list[Config]:
+    assert spec.reduction is not None
+    rnumel = spec.reduction[1]
+    rpow = 1 << max(0, (rnumel - 1).bit_length())
+    if _reduces_contiguously(spec):
+        out = []
+        if rpow <= 32768:  # one program per row holds it: 64 floats per thread at 16 warps
+            out.append(Config.of(16 if rpow >= 8192 else 8, XBLOCK=1, RBLOCK=rpow))
+            if rpow <= 4096:
+                out.append(Config.of(8, XBLOCK=max(1, 4096 // rpow), RBLOCK=rpow))
+        out += [Config.of(8, XBLOCK=1, RBLOCK=min(rpow, 4096)),
+                Config.of(8, XBLOCK=4, RBLOCK=min(rpow, 1024)),
+                Config.of(4, XBLOCK=8, RBLOCK=min(rpow, 512))]
+        return _unique(out)
+    # column reductions: narrow x blocks as well, so that few columns still make enough
+    # programs (16384 columns at XBLOCK=64 are 256 programs for 132 SMs)
+    return _unique([Config.of(8, XBLOCK=64, RBLOCK=min(rpow, 64)),
+                    Config.of(8, XBLOCK=128, RBLOCK=min(rpow, 32)),
+                    Config.of(4, XBLOCK=32, RBLOCK=min(rpow, 64)),
+                    Config.of(8, XBLOCK=256, RBLOCK=min(rpow, 16)),
+                    Config.of(8, XBLOCK=32, RBLOCK=min(rpow, 128)),
+                    Config.of(4, XBLOCK=16, RBLOCK=min(rpow, 128))])
+
+
+def _unique(cs: list[Config]) -> list[Config]:
+    return list(dict.fromkeys(cs))
+
+
+def _reduces_contiguously(spec: KernelSpec) -> bool:
+    """Whether some load reads along the reduction variable innermost (a row reduction):
+    stride 1, or a small stride below every pointwise loop's (``x[:, ::2].sum(1)`` is a
+    row reduction read at stride 2, not a column reduction)."""
+    assert spec.reduction is not None
+    r = Symbol(spec.reduction[0])
+    ranges: dict[str, object] = dict(spec.loops)
+
+    def stride(index: Expr, v: Expr) -> int | None:
+        c = simplify(index.subs({v: integer(1)}) - index.subs({v: integer(0)}),
+                     ranges)  # type: ignore[arg-type]
+        return c.payload if type(c) is Integer else None
+
+    for o in spec.ops:
+        if o.kind == "load" and o.index is not None and r in o.index.free_symbols:
+            sr = stride(o.index, r)
+            if sr == 1:
+                return True
+            if sr is None or not 1 < sr <= 8:
+                continue
+            others = [stride(o.index, Symbol(n)) for n, _ in spec.loops
+                      if Symbol(n) in o.index.free_symbols]
+            if all(s is not None and abs(s) > sr for s in others):
+                return True
+    return False
+
+
+def resolve_kinds(kinds: Sequence[str] | None) -> tuple[str, ...]:
+    """The structured kinds asked for; None: the installed Triton's."""
+    if kinds is None:
+        return supported_kinds()
+    return tuple(kinds)

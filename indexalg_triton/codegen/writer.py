@@ -1,0 +1,162 @@
+"""The emission state of one kernel: its lines, the dtype of each register, the tile axes
+each value spans, and the decisions shared by pointwise and reduction kernels (the header,
+index dtype, bounds asserts, printing an index under the kernel's ranges).
+
+:mod:`~indexalg_triton.codegen.values`, :mod:`~indexalg_triton.codegen.memory`,
+:mod:`~indexalg_triton.codegen.pointwise` and :mod:`~indexalg_triton.codegen.reduction`
+write through one :class:`KernelWriter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from indexalg.analysis import bounds
+from indexalg.decisions import bounds_checks, dtype_range, index_dtype
+from indexalg.errors import InvalidOperationError
+from indexalg.expr import Expr, Integer, Symbol
+from indexalg.printing.triton import TRITON_PREAMBLE, to_triton
+from indexalg_triton.codegen.configs import Config, KernelSource
+from indexalg_triton.codegen.helpers import COMBINE
+from indexalg_triton.spec import KernelSpec, Op, is_float
+
+__all__ = ["KernelWriter", "Ranges", "axes_in", "axis_names", "const", "expr_list"]
+
+#: Inclusive ranges of the symbols an index is printed under.
+Ranges = Mapping[str, tuple[int, int]]
+
+
+class KernelWriter:
+    """One kernel being written.  ``allow``: the structured kinds this config may use;
+    ``kinds``: the target's (the tiling is chosen with them); ``forced``: an index dtype
+    the caller imposes (tests only); ``part``: a combo kernel's part."""
+
+    def __init__(self, spec: KernelSpec, cfg: Config, allow: tuple[str, ...],
+                 kinds: tuple[str, ...], forced: str | None, *, part: bool = False) -> None:
+        self.spec = spec
+        self.cfg = cfg
+        self.allow = allow
+        self.kinds = kinds
+        self.forced = forced
+        self.part = part
+        self.lines: list[str] = []
+        self.kinds_used: list[str] = []
+        self.asserts: list[str] = []
+        self.reg: dict[str, str] = {}  # value -> register dtype
+        self.axes_of: dict[str, frozenset[int]] = {}
+        self.index_dtype = "int32"
+        self.helpers: dict[str, str] = {}  # helper name -> source, in first-use order
+        self.guard_flat: dict[str, Expr] = {}  # guarded load -> its guard over the tile axes
+
+    def emit(self, line: str, depth: int = 1) -> None:
+        self.lines.append("    " * depth + line)
+
+    def header(self, blocks: Sequence[str], comments: Sequence[str]) -> None:
+        """The kernel's comments (what it computes, its buffers, ``comments``) and its
+        ``def`` line."""
+        args = [b.name for b in self.spec.buffers] + (["pid_base"] if self.part else []) \
+            + [f"{b}: tl.constexpr" for b in blocks]
+        self.emit(f"# kernel {self.spec.name}: {self.spec.describe()}", 0)
+        for b in self.spec.buffers:
+            v = b.view
+            sizes = ", ".join(str(s) for s in v.sizes)
+            strides = ", ".join(str(s) for s in v.strides)
+            role = "output" if b.output else "input"
+            self.emit(f"# {role} {b.name}: {v.dtype} sizes ({sizes}) strides ({strides})", 0)
+        for c in comments:
+            self.emit(f"# {c}", 0)
+        self.emit("@triton.jit", 0)
+        self.emit(f"def {self.spec.name}({', '.join(args)}):", 0)
+
+    def finish(self, grid: int, dtype: str, reason: str, tiling: str) -> KernelSource:
+        body = "\n".join(self.lines)
+        helpers = (COMBINE if self.spec.is_reduction else "") + "".join(self.helpers.values())
+        source = f"{TRITON_PREAMBLE}{helpers}\n\n{body}\n"
+        return KernelSource(self.spec, self.cfg, source, self.spec.name, grid, dtype, reason,
+                            tuple(self.kinds_used), tiling, tuple(self.asserts), f"{body}\n")
+
+    def print(self, e: Expr, ranges: Ranges) -> str:
+        """``e`` as Triton, with native ``//`` and ``%`` where ``ranges`` prove the
+        dividend non-negative."""
+        return to_triton(e, nonneg=_nonneg(ranges))
+
+    def value_ranges(self) -> dict[str, tuple[int, int]]:
+        """Ranges of integer values used as indices: by their ``check`` (asserted), else by
+        their dtype."""
+        out: dict[str, tuple[int, int]] = {}
+        for o in self.spec.ops:
+            if not is_float(o.dtype) and o.dtype != "bool":
+                out[o.name] = dtype_range(o.dtype)
+        for o in self.spec.ops:
+            if o.kind == "check" and o.size is not None:
+                v = str(o.args[0])
+                lo, hi = out.get(v, (0, o.size - 1))
+                out[v] = (max(lo, 0), min(hi, o.size - 1))
+        return out
+
+    def decide_dtype(self, exprs: list[Expr], ranges: dict[str, tuple[int, int]],
+                     numels: list[int]) -> tuple[str, str]:
+        """The index dtype and its reason (:func:`indexalg.decisions.index_dtype`)."""
+        if self.forced is not None:
+            return self.forced, "forced by the caller"
+        d = index_dtype(
+            exprs, ranges=ranges, numel=numels,  # type: ignore[arg-type]
+            buffer_sizes=[b.storage_numel for b in self.spec.buffers],
+        )
+        return d.dtype, d.reason
+
+    def check(self, o: Op, mask: str | None, ranges: Ranges, depth: int) -> None:
+        """A ``check`` op: the sides of ``0 <= v < size`` not proven, asserted (masked-off
+        lanes excepted)."""
+        v = str(o.args[0])
+        assert o.size is not None
+        vr = dtype_range(self.spec.op(v).dtype)
+        d = bounds_checks(Symbol(v), o.size, ranges={v: vr})
+        if not d.asserts:
+            self.emit(f"# {v} in [0, {o.size}): proven, no assert", depth)
+            return
+        for claim in d.asserts:
+            text = self.print(claim, ranges)
+            cond = f"({text}) | ~({mask})" if mask else text
+            self.emit(f'tl.device_assert({cond}, "index out of bounds: {claim}")', depth)
+            self.asserts.append(str(claim))
+
+    def digits_comment(self, subst: Mapping[Expr, Expr], depth: int = 1) -> None:
+        """The comment that shows each loop as digits of the tile axes."""
+        digits = ", ".join(f"{k} = {v}" for k, v in sorted(
+            ((str(k), str(v)) for k, v in subst.items())))
+        self.emit(f"# loops as digits of the tile axes: {digits}", depth)
+
+
+def _nonneg(ranges: Ranges) -> Callable[[Expr], bool]:
+    rng = dict(ranges)
+
+    def nonneg(e: Expr) -> bool:
+        try:
+            lo, _ = bounds(e, rng)  # type: ignore[arg-type]
+        except Exception:  # an unanalysable subterm is not known >= 0
+            return False
+        return lo is not None and type(lo) is Integer and lo.payload >= 0
+
+    return nonneg
+
+
+def axis_names(n: int) -> tuple[str, ...]:
+    return ("x", "y", "z")[:n]
+
+
+def axes_in(e: Expr, names: Sequence[str]) -> frozenset[int]:
+    """The tile axes (by position in ``names``) whose index ``e`` mentions."""
+    syms = {s.payload for s in e.free_symbols}
+    return frozenset(i for i, n in enumerate(names) if f"{n}index" in syms)
+
+
+def const(e: Expr) -> int:
+    if type(e) is not Integer:
+        raise InvalidOperationError(f"a kernel spec needs integer sizes, got {e}")
+    v: int = e.payload
+    return v
+
+
+def expr_list(xs: Sequence[Expr]) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
