@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Union
 
+from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num, finite
 from indexalg.expr import Add, Expr, Symbol, mul
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
 __all__ = [
     "Context",
+    "QueryState",
     "context_for",
     "clear_contexts",
     "MAX_CACHE_ENTRIES",
@@ -29,92 +30,28 @@ __all__ = [
 
 
 
-class Infinity:
-    """An exact infinite bound, ``INF`` or ``NEG_INF``: ordered against every int however
-    large (floats are not: ``10**400 + float("inf")`` overflows), closed under adding ints
-    and under multiplying by non-zero ints.  ``inf - inf`` and ``0 * inf`` have no value
-    and raise :class:`ArithmeticError`: a caller that reaches them has a bug."""
-
-    __slots__ = ("sign",)
-
-    def __init__(self, sign: int) -> None:
-        self.sign = sign
-
-    def __repr__(self) -> str:
-        return "inf" if self.sign > 0 else "-inf"
-
-    def __hash__(self) -> int:
-        return hash(("Infinity", self.sign))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Infinity) and other.sign == self.sign
-
-    def __lt__(self, other: object) -> bool:
-        if isinstance(other, Infinity):
-            return self.sign < other.sign
-        if isinstance(other, int):
-            return self.sign < 0
-        return NotImplemented
-
-    def __le__(self, other: object) -> bool:
-        return self == other or self < other
-
-    def __gt__(self, other: object) -> bool:
-        if isinstance(other, Infinity):
-            return self.sign > other.sign
-        if isinstance(other, int):
-            return self.sign > 0
-        return NotImplemented
-
-    def __ge__(self, other: object) -> bool:
-        return self == other or self > other
-
-    def __neg__(self) -> Infinity:
-        return NEG_INF if self.sign > 0 else INF
-
-    def __abs__(self) -> Infinity:
-        return INF
-
-    def __add__(self, other: Num) -> Infinity:
-        if isinstance(other, Infinity) and other.sign != self.sign:
-            raise ArithmeticError("inf - inf has no value")
-        return self
-
-    __radd__ = __add__
-
-    def __sub__(self, other: Num) -> Infinity:
-        return self + (-other)
-
-    def __rsub__(self, other: Num) -> Infinity:
-        return -self + other
-
-    def __mul__(self, other: Num) -> Infinity:
-        s = other.sign if isinstance(other, Infinity) else (other > 0) - (other < 0)
-        if s == 0:
-            raise ArithmeticError("0 * inf has no value")
-        return self if s > 0 else -self
-
-    __rmul__ = __mul__
-
-
-#: A numeric bound: an int, or ``NEG_INF`` / ``INF`` for an unbounded side.
-Num = Union[int, Infinity]
-INF: Infinity = Infinity(1)
-NEG_INF: Infinity = Infinity(-1)
-
-
-def finite(v: Num) -> int:
-    """``v`` as an int; :class:`ArithmeticError` when it is infinite."""
-    if isinstance(v, Infinity):
-        raise ArithmeticError(f"{v!r} is not a finite bound")
-    return v
-
-
 _MAX_DOMAINS = 4096
 
 
+class QueryState:
+    """What one query in progress shares between a context and the contexts narrowed from
+    it (a Where's branches): how deep Where refinement is nested, and whether an emptiness
+    check is running.  Both end recursions that would otherwise not end."""
+
+    __slots__ = ("where_depth", "checking_emptiness")
+
+    #: Where refinement nested deeper than this bounds the branches without refining
+    MAX_WHERE_DEPTH = 2
+
+    def __init__(self) -> None:
+        self.where_depth = 0
+        self.checking_emptiness = False
+
+
 class Context:
-    """Ranges with their derived facts: numeric symbol bounds and memo tables."""
+    """Ranges with their derived facts and memo tables: the one object every analysis
+    handler receives.  It owns the caches (bounded: :meth:`trim`) and the re-entrancy
+    state of the query in progress (:class:`QueryState`)."""
 
     __slots__ = (
         "ranges",
@@ -123,16 +60,17 @@ class Context:
         "size_symbols",
         "dependent",
         "eliminable",
-        "_bounded",
-        "_sym_num",
-        "_busy",
-        "_domains",
-        "_empty",
+        "query",
         "facts",
         "sum_facts",
+        "bounded_cache",
+        "sym_num",
+        "busy",
+        "_domains",
+        "_empty",
     )
 
-    def __init__(self, ranges: Ranges) -> None:
+    def __init__(self, ranges: Ranges, query: QueryState | None = None) -> None:
         self.ranges = ranges
         #: node -> (lo, hi) numeric interval under these ranges
         self.num_cache: dict[Expr, tuple[Num, Num]] = {}
@@ -156,11 +94,8 @@ class Context:
         self.eliminable: frozenset[Expr] = frozenset(
             s for s in ranges if s not in referenced
         )
-        self._sym_num: dict[Expr, tuple[Num, Num]] = {}
-        self._busy: set[Expr] = set()
-        self._bounded: frozenset[Expr] | None = None
-        self._domains: dict[Expr, frozenset[Expr]] = {}
-        self._empty: frozenset[Expr] | None = None
+        #: the re-entrancy state, shared with the contexts narrowed from this one
+        self.query: QueryState = QueryState() if query is None else query
         #: expression -> inclusive (lo, hi) assumed at every point (ranges keyed by an
         #: expression); empty for plain ranges
         self.facts: dict[Expr, tuple[Expr | None, Expr | None]] = ranges.facts
@@ -171,16 +106,18 @@ class Context:
             for f in ranges.facts
             if type(f) is Add and f.args
         )
+        #: memo of :func:`indexalg.analysis.interval.bounded_symbols`
+        self.bounded_cache: frozenset[Expr] | None = None
+        #: memo of :func:`indexalg.analysis.interval.symbol_interval`, and the symbols
+        #: whose numeric bounds are being computed (a cycle through narrowed ranges)
+        self.sym_num: dict[Expr, tuple[Num, Num]] = {}
+        self.busy: set[Expr] = set()
+        self._domains: dict[Expr, frozenset[Expr]] = {}
+        self._empty: frozenset[Expr] | None = None
 
-    @property
-    def bounded(self) -> frozenset[Expr]:
-        """Dependent symbols plus those with finite ranges on both sides (not sizes)."""
-        if self._bounded is None:
-            self._bounded = self.dependent  # while computing: no recursion through here
-            self._bounded = self.dependent | frozenset(
-                s for s in self.eliminable if INF not in map(abs, self.symbol_interval(s))
-            )
-        return self._bounded
+    def narrow(self, ranges: Ranges) -> Context:
+        """A context for narrowed ranges within the same query (a Where's branch)."""
+        return Context(ranges, self.query)
 
     def domain_of(self, e: Expr) -> frozenset[Expr]:
         """The symbols a point of ``e`` assigns: those of ``e`` and, transitively, of the
@@ -211,43 +148,17 @@ class Context:
             self._empty = frozenset(s for s in self.ranges if is_empty(s))
         return self._empty
 
-    def symbol_interval(self, sym: Expr) -> tuple[Num, Num]:
-        """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""
-        hit = self._sym_num.get(sym)
-        if hit is not None:
-            return hit
-        lo_e, hi_e = self.ranges.get_bounds(sym)
-        if sym in self._busy:  # a cycle in the ranges: give up on this side
-            return NEG_INF, INF
-        self._busy.add(sym)
-        try:
-            from indexalg.analysis.interval import interval
-
-            lo: Num = NEG_INF if lo_e is None else interval(lo_e, self)[0]
-            hi: Num = INF if hi_e is None else interval(hi_e, self)[1]
-        finally:
-            self._busy.discard(sym)
-        self._sym_num[sym] = (lo, hi)
-        return lo, hi
-
     def trim(self) -> None:
         """Drop the memo tables once they pass :data:`MAX_CACHE_ENTRIES` (called between
         top-level queries, never inside one: a query relies on its own entries)."""
+        if self.query.where_depth:  # inside a Where's analysis: its re-entrancy marks stay
+            return
         if len(self.num_cache) > MAX_CACHE_ENTRIES:
-            from indexalg.analysis.interval import _WHERE_DEPTH
-
-            if _WHERE_DEPTH:  # inside a Where's analysis: its re-entrancy marks stay
-                return
             self.num_cache.clear()
         if len(self.simp_cache) > MAX_CACHE_ENTRIES:
             self.simp_cache.clear()
         if len(self._domains) >= _MAX_DOMAINS:
             self._domains.clear()
-
-    def narrowed(self, sym: Expr, lo: Expr | None, hi: Expr | None) -> Context:
-        """A new context where ``sym`` has the given bounds (None keeps the old side)."""
-        old_lo, old_hi = self.ranges.get_bounds(sym)
-        return Context(self.ranges.with_bounds(sym, lo or old_lo, hi or old_hi))
 
 
 #: The most entries one context's memo tables hold between queries; with

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from indexalg.analysis.congruence import congruence
 from indexalg.analysis.context import Context, context_for
-from indexalg.analysis.interval import interval
+from indexalg.analysis.interval import bounded_symbols, interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
+from indexalg.errors import ExprTypeError
 from indexalg.expr import (
     Add,
     And,
@@ -27,6 +28,7 @@ from indexalg.expr import (
     add,
     mul,
 )
+from indexalg.poly import divide_exact
 from indexalg.ranges import RangesLike
 
 __all__ = ["decide", "decide_in", "exact_divides"]
@@ -42,8 +44,6 @@ def exact_divides(d: Expr, e: Expr) -> bool:
             return False
         m, r = congruence(e)
         return (m % q == 0 and r % q == 0) if m else r % q == 0
-    from indexalg.procedures.polydiv import divide_exact
-
     return divide_exact(e, d) is not None
 
 
@@ -87,9 +87,10 @@ def _symbolic_passes(d: Expr, ctx: Context) -> list[frozenset[Expr]]:
     passes: list[frozenset[Expr]] = []
     if mentions_dependent(d, ctx):
         passes.append(ctx.dependent)
-    if ctx.bounded and ctx.bounded != ctx.dependent and mentions_dependent(d, ctx, ctx.bounded):
-        if not d.symbol_set <= ctx.bounded:
-            passes.append(ctx.bounded)
+    bounded = bounded_symbols(ctx)
+    if bounded and bounded != ctx.dependent and mentions_dependent(d, ctx, bounded):
+        if not d.symbol_set <= bounded:
+            passes.append(bounded)
     return passes
 
 
@@ -102,8 +103,6 @@ def _common_factor(d: Expr) -> tuple[Expr, Expr] | None:
     for f in candidates:
         if type(f) is Integer:
             continue
-        from indexalg.procedures.polydiv import divide_exact
-
         g = divide_exact(d, f)
         if g is not None:
             return f, g
@@ -175,7 +174,5 @@ def decide(claim: Expr, ranges: RangesLike = None) -> tuple[bool | None, str]:
     """Tiers 1-2 of the prover: ``(True|False, tier)`` when intervals or congruence decide
     the claim, ``(None, "")`` otherwise; ``tier`` is ``"interval"`` or ``"congruence"``."""
     if not isinstance(claim, Expr) or not claim.is_bool:
-        from indexalg.errors import ExprTypeError
-
         raise ExprTypeError(f"decide() takes a claim, got {claim!r}")
     return _decide(claim, context_for(ranges))

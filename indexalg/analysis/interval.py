@@ -1,12 +1,15 @@
 """Numeric interval bounds: for every op, ``[lo, hi]`` with ints or ±inf, sound under the
 context's ranges (every value the expression takes at an in-range point where it is
-defined lies inside).  One handler per node class; results cached per context."""
+defined lies inside).  One handler per node class in :data:`INTERVAL_TABLE`; results cached
+per context.  ``Where``'s handler lives in :mod:`indexalg.analysis.where`, above the
+claim decisions it needs, and registers itself here."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from indexalg.analysis.context import INF, NEG_INF, Context, Infinity, Num
+from indexalg.analysis.context import Context
+from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num
 from indexalg.expr import (
     Add,
     And,
@@ -28,18 +31,28 @@ from indexalg.expr import (
     Not,
     Or,
     Symbol,
-    Where,
     Wild,
     add,
     mul,
 )
 
-__all__ = ["interval", "INTERVAL_TABLE", "imul", "ipow", "ifloordiv", "imod"]
+__all__ = [
+    "interval",
+    "INTERVAL_TABLE",
+    "FULL",
+    "Interval",
+    "bounded_symbols",
+    "symbol_interval",
+    "imul",
+    "ipow",
+    "ifloordiv",
+    "imod",
+]
 
 Interval = tuple[Num, Num]
 Handler = Callable[[Expr, Context], Interval]
 
-_FULL: Interval = (NEG_INF, INF)
+FULL: Interval = (NEG_INF, INF)
 _BOOL: Interval = (0, 1)
 
 
@@ -51,7 +64,7 @@ def interval(e: Expr, ctx: Context) -> Interval:
         return hit
     # A re-entrant query on the same node (a Where whose condition's bounds need the Where
     # itself) sees the trivial interval: sound, and it ends the recursion.
-    cache[e] = _FULL
+    cache[e] = FULL
     r = INTERVAL_TABLE[type(e)](e, ctx)
     if ctx.facts:
         r = _with_facts(e, r, ctx)
@@ -133,7 +146,7 @@ def ifloordiv(a: Interval, b: Interval) -> Interval:
         # floor(a / b) = floor(-a / -b)
         parts.append(_floordiv_pos((-a[1], -a[0]), (-min(b[1], -1), -b[0])))
     if not parts:
-        return _FULL  # only b == 0: undefined everywhere
+        return FULL  # only b == 0: undefined everywhere
     return min(p[0] for p in parts), max(p[1] for p in parts)
 
 
@@ -167,7 +180,7 @@ def imod(a: Interval, b: Interval) -> Interval:
                 lo = a[0]
             parts.append((lo, 0))
     if not parts:
-        return _FULL
+        return FULL
     return min(p[0] for p in parts), max(p[1] for p in parts)
 
 
@@ -177,7 +190,37 @@ def _integer(e: Expr, ctx: Context) -> Interval:
 
 
 def _symbol(e: Expr, ctx: Context) -> Interval:
-    return ctx.symbol_interval(e)
+    return symbol_interval(e, ctx)
+
+
+def symbol_interval(sym: Expr, ctx: Context) -> Interval:
+    """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""
+    hit = ctx.sym_num.get(sym)
+    if hit is not None:
+        return hit
+    lo_e, hi_e = ctx.ranges.get_bounds(sym)
+    if sym in ctx.busy:  # a cycle through narrowed ranges: give up on this side
+        return FULL
+    ctx.busy.add(sym)
+    try:
+        lo: Num = NEG_INF if lo_e is None else interval(lo_e, ctx)[0]
+        hi: Num = INF if hi_e is None else interval(hi_e, ctx)[1]
+    finally:
+        ctx.busy.discard(sym)
+    ctx.sym_num[sym] = (lo, hi)
+    return lo, hi
+
+
+def bounded_symbols(ctx: Context) -> frozenset[Expr]:
+    """Dependent symbols plus those with finite ranges on both sides (not sizes)."""
+    if ctx.bounded_cache is None:
+        ctx.bounded_cache = ctx.dependent  # while computing: no recursion through here
+        ctx.bounded_cache = ctx.dependent | frozenset(
+            s
+            for s in ctx.eliminable
+            if not any(isinstance(v, Infinity) for v in symbol_interval(s, ctx))
+        )
+    return ctx.bounded_cache
 
 
 def _add(e: Expr, ctx: Context) -> Interval:
@@ -344,50 +387,12 @@ def _max(e: Expr, ctx: Context) -> Interval:
     return max(i[0] for i in ivs), max(i[1] for i in ivs)
 
 
-def _where(e: Expr, ctx: Context) -> Interval:
-    from indexalg.analysis.refine import refine
-
-    c, a, b = e.args
-    from indexalg.analysis.decide import decide_in
-
-    verdict = decide_in(c, ctx)
-    if verdict is True:
-        return interval(a, ctx)
-    if verdict is False:
-        return interval(b, ctx)
-    if len(_WHERE_DEPTH) >= _MAX_WHERE_DEPTH:
-        # conditions inside the bounds of conditions: stop refining (sound, looser)
-        both = interval(a, ctx), interval(b, ctx)
-        return min(both[0][0], both[1][0]), max(both[0][1], both[1][1])
-    _WHERE_DEPTH.append(True)
-    try:
-        domain = ctx.domain_of(e)
-        ctx_a = refine(ctx, c, True, domain)
-        ctx_b = refine(ctx, c, False, domain)
-        ia_: Interval | None = interval(a, ctx_a) if ctx_a is not None else None
-        ib_: Interval | None = interval(b, ctx_b) if ctx_b is not None else None
-    finally:
-        _WHERE_DEPTH.pop()
-    if ia_ is None and ib_ is None:
-        return _FULL
-    if ia_ is None:
-        assert ib_ is not None
-        return ib_
-    if ib_ is None:
-        return ia_
-    return min(ia_[0], ib_[0]), max(ia_[1], ib_[1])
-
-
-_WHERE_DEPTH: list[bool] = []
-_MAX_WHERE_DEPTH = 2
-
-
 def _bool(e: Expr, ctx: Context) -> Interval:
     return _BOOL
 
 
 def _wild(e: Expr, ctx: Context) -> Interval:
-    return _FULL
+    return FULL
 
 
 INTERVAL_TABLE: dict[type[Expr], Handler] = {
@@ -403,7 +408,7 @@ INTERVAL_TABLE: dict[type[Expr], Handler] = {
     ModularIndexing: _modular_indexing,
     Min: _min,
     Max: _max,
-    Where: _where,
+    # Where: registered by indexalg.analysis.where (it decides and refines its condition)
     BoolConst: _bool,
     Lt: _bool,
     Le: _bool,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from indexalg.analysis.context import Context
+from indexalg.analysis.decide import decide_in
+from indexalg.analysis.interval import interval
+from indexalg.analysis.symbolic import sym_bound
 from indexalg.errors import RangeError
 from indexalg.expr import And, Eq, Expr, Le, Lt, Max, Min, Not, Or, Symbol, add
 
 __all__ = ["refine", "range_is_empty", "empty_domain", "require_points"]
-
-_CHECKING: list[bool] = []
 
 
 def _atoms(cond: Expr, truth: bool) -> list[tuple[Expr, Expr]] | None:
@@ -38,8 +39,6 @@ def _atoms(cond: Expr, truth: bool) -> list[tuple[Expr, Expr]] | None:
 
 def _tighter(old: Expr, new: Expr, ctx: Context, *, upper: bool) -> Expr:
     """The tighter of two bounds on one side when provable, else their Min/Max."""
-    from indexalg.analysis.decide import decide_in
-
     if decide_in(Le.make(new, old), ctx):
         return new if upper else old
     if decide_in(Le.make(old, new), ctx):
@@ -77,7 +76,7 @@ def refine(
             changed = True
     if not changed:
         return ctx
-    new = Context(ranges)
+    new = ctx.narrow(ranges)
     for sym in ranges:
         if domain is not None and sym not in domain:
             continue
@@ -92,21 +91,19 @@ def range_is_empty(ctx: Context, sym: Expr) -> bool:
     lo_e, hi_e = ctx.ranges.get_bounds(sym)
     if lo_e is None or hi_e is None:
         return False
-    from indexalg.analysis.interval import interval
 
     if interval(lo_e, ctx)[0] > interval(hi_e, ctx)[1]:
         return True
     # the symbolic difference decides emptiness where numbers cannot (not from inside
     # another emptiness check: bounds holding Where would recurse)
-    if _CHECKING:
+    query = ctx.query
+    if query.checking_emptiness:
         return False
-    from indexalg.analysis.symbolic import sym_bound
-
-    _CHECKING.append(True)
+    query.checking_emptiness = True
     try:
         gap = sym_bound(add(hi_e, -lo_e), ctx, upper=True)
     finally:
-        _CHECKING.pop()
+        query.checking_emptiness = False
     return gap is not None and interval(gap, ctx)[1] < 0
 
 

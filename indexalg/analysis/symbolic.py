@@ -6,33 +6,73 @@ refers to other symbols) by its bound on the side that maximises (or minimises) 
 expression, keeps the other symbols, and lets the canonical sum cancel what cancels:
 ``s0 - x`` has the lower bound ``s0 - (s0 - 1) = 1``.  Callers then bound the result
 numerically.  Sound, not complete: an op it cannot bound gives ``None``.
+
+One handler per op in :data:`SYMBOLIC_TABLE` (``Where``'s is registered by
+:mod:`indexalg.analysis.where`); an op without a symbolic rule falls back to its numeric
+interval.
 """
 
 from __future__ import annotations
 
-from indexalg.analysis.context import INF, NEG_INF, Context, finite
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from indexalg.analysis.context import Context
+from indexalg.analysis.infinity import Infinity
+from indexalg.analysis.interval import interval
 from indexalg.expr import (
     Add,
+    And,
+    BoolConst,
     CeilDiv,
     CleanDiv,
+    Eq,
     Expr,
     FloorDiv,
     Integer,
+    Le,
+    Lt,
     Max,
     Min,
     Mod,
     ModularIndexing,
     Mul,
+    Ne,
+    Not,
+    Or,
     Symbol,
-    Where,
+    Wild,
     add,
     integer,
     mul,
 )
 
-__all__ = ["sym_bound", "mentions_dependent"]
+__all__ = [
+    "sym_bound",
+    "mentions_dependent",
+    "SYMBOLIC_TABLE",
+    "Side",
+    "numeric_bound",
+    "pick_looser",
+]
 
 _DEPTH = 16
+
+
+@dataclass(frozen=True)
+class Side:
+    """Which bound a handler computes: ``upper`` or lower, at recursion ``depth``, over the
+    symbols not in ``elim``."""
+
+    upper: bool
+    depth: int
+    elim: frozenset[Expr]
+
+    def flipped(self) -> Side:
+        return Side(not self.upper, self.depth, self.elim)
+
+
+Handler = Callable[[Expr, Context, Side], "Expr | None"]
 
 
 def mentions_dependent(e: Expr, ctx: Context, elim: frozenset[Expr] | None = None) -> bool:
@@ -43,10 +83,46 @@ def mentions_dependent(e: Expr, ctx: Context, elim: frozenset[Expr] | None = Non
     return not syms.isdisjoint(e.symbol_set)
 
 
-def _pick(a: Expr | None, b: Expr | None, ctx: Context, upper: bool) -> Expr | None:
-    """The looser of two bounds (for a union): max for upper bounds, min for lower."""
-    from indexalg.analysis.interval import interval
+def sym_bound(
+    e: Expr,
+    ctx: Context,
+    *,
+    upper: bool,
+    depth: int = 0,
+    elim: frozenset[Expr] | None = None,
+) -> Expr | None:
+    """An expression over the symbols not in ``elim`` (default: the dependent symbols)
+    bounding ``e`` from above (``upper``) or below at every in-range point; None when no
+    such bound is found."""
+    return _bound(e, ctx, Side(upper, depth, ctx.dependent if elim is None else elim))
 
+
+def _bound(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    if side.depth > _DEPTH:
+        return None
+    t = type(e)
+    if t is Integer:
+        return e
+    if t is not Symbol and not mentions_dependent(e, ctx, side.elim):
+        return e
+    inner = Side(side.upper, side.depth + 1, side.elim)
+    computed = SYMBOLIC_TABLE[t](e, ctx, inner)
+    if ctx.facts and t is not Symbol:
+        return _with_fact(e, computed, ctx, side)
+    return computed
+
+
+def numeric_bound(e: Expr, ctx: Context, upper: bool) -> Expr | None:
+    """The numeric interval's bound as an Integer, None when that side is unbounded."""
+    lo, hi = interval(e, ctx)
+    v = hi if upper else lo
+    if isinstance(v, Infinity):
+        return None
+    return integer(v)
+
+
+def pick_looser(a: Expr | None, b: Expr | None, ctx: Context, upper: bool) -> Expr | None:
+    """The looser of two bounds (for a union): max for upper bounds, min for lower."""
     if a is None or b is None:
         return None
     if a is b:
@@ -65,64 +141,44 @@ def _pick(a: Expr | None, b: Expr | None, ctx: Context, upper: bool) -> Expr | N
     return Min.make(a, b)
 
 
-def _numeric(e: Expr, ctx: Context, upper: bool) -> Expr | None:
-    from indexalg.analysis.interval import interval
-
-    lo, hi = interval(e, ctx)
-    v = hi if upper else lo
-    if v == INF or v == NEG_INF:
-        return None
-    return integer(finite(v))
+def _pick_tighter(a: Expr, b: Expr, ctx: Context, upper: bool) -> Expr:
+    """Of two bounds on one side, the one provably tighter; ``a`` when neither is."""
+    if upper:
+        return b if interval(b, ctx)[1] <= interval(a, ctx)[0] else a
+    return b if interval(b, ctx)[0] >= interval(a, ctx)[1] else a
 
 
-def sym_bound(
-    e: Expr,
-    ctx: Context,
-    *,
-    upper: bool,
-    depth: int = 0,
-    elim: frozenset[Expr] | None = None,
-) -> Expr | None:
-    """An expression over the symbols not in ``elim`` (default: the dependent symbols)
-    bounding ``e`` from above (``upper``) or below at every in-range point; None when no
-    such bound is found."""
-    if elim is None:
-        elim = ctx.dependent
-    if depth > _DEPTH:
-        return None
-    t = type(e)
-    if t is Integer:
-        return e
-    if t is Symbol:
-        if e not in elim:
-            return e
-        lo, hi = ctx.ranges.get_bounds(e)
-        b = hi if upper else lo
-        if b is None:
-            return None
-        return sym_bound(b, ctx, upper=upper, depth=depth + 1, elim=elim)
-    if not mentions_dependent(e, ctx, elim):
-        return e
-    if ctx.facts:
-        fact = ctx.facts.get(e)
-        if fact is not None:
-            f = fact[1] if upper else fact[0]
-            if f is not None and not mentions_dependent(f, ctx, elim):
-                # an assumed bound of e itself (a range keyed by this expression)
-                computed = _sym_bound_op(e, ctx, upper=upper, depth=depth, elim=elim)
-                if computed is None:
-                    return f
-                if upper:
-                    return _pick_tighter(f, computed, ctx)
-                return _pick_tighter_low(f, computed, ctx)
-    return _sym_bound_op(e, ctx, upper=upper, depth=depth, elim=elim)
+# --- ranges keyed by expressions -------------------------------------------------------
 
 
-def _via_sum_fact(
-    e: Expr, ctx: Context, *, upper: bool, depth: int, elim: frozenset[Expr]
-) -> Expr | None:
-    """A bound of the sum ``e = ±f + rest`` from the assumed range of the sum ``f`` (a
-    range keyed by ``f``) and a bound of ``rest``; None when no fact applies."""
+def _with_fact(e: Expr, computed: Expr | None, ctx: Context, side: Side) -> Expr | None:
+    """``computed`` or a bound from an assumed range of ``e`` itself, or of a sum among
+    its terms (``e = ±f + rest``): whichever bounds tighter numerically."""
+    best = computed
+    fact = ctx.facts.get(e)
+    if fact is not None:
+        f = fact[1] if side.upper else fact[0]
+        if f is not None and not mentions_dependent(f, ctx, side.elim):
+            best = _at_least_as_tight(f, best, ctx, side.upper)
+    if type(e) is Add and ctx.sum_facts:
+        via = _via_sum_fact(e, ctx, side)
+        if via is not None:
+            best = _at_least_as_tight(via, best, ctx, side.upper)
+    return best
+
+
+def _at_least_as_tight(a: Expr, b: Expr | None, ctx: Context, upper: bool) -> Expr:
+    """``a`` (a bound from an assumption) unless ``b`` is provably or numerically tighter."""
+    if b is None:
+        return a
+    la, ha = interval(a, ctx)
+    lb, hb = interval(b, ctx)
+    if upper:
+        return b if (hb <= la or hb < ha) else a
+    return b if (lb >= ha or lb > la) else a
+
+
+def _via_sum_fact(e: Expr, ctx: Context, side: Side) -> Expr | None:
     terms = frozenset(e.args)
     for f, pos, neg in ctx.sum_facts:
         if f is e:
@@ -130,133 +186,62 @@ def _via_sum_fact(
         sign = 1 if pos <= terms else (-1 if neg <= terms else 0)
         if not sign:
             continue
-        fb = ctx.facts[f][1 if (sign > 0) == upper else 0]
-        if fb is None or mentions_dependent(fb, ctx, elim):
+        fb = ctx.facts[f][1 if (sign > 0) == side.upper else 0]
+        if fb is None or mentions_dependent(fb, ctx, side.elim):
             continue
-        rest = add(e, mul(-sign, f))
-        rb = sym_bound(rest, ctx, upper=upper, depth=depth + 1, elim=elim)
+        rb = _bound(add(e, mul(-sign, f)), ctx, Side(side.upper, side.depth + 1, side.elim))
         if rb is not None:
             return add(mul(sign, fb), rb)
     return None
 
 
-def _pick_tighter_low(a: Expr, b: Expr, ctx: Context) -> Expr:
-    """Of two lower bounds, the one provably larger; ``a`` when neither is."""
-    from indexalg.analysis.interval import interval
-
-    if interval(b, ctx)[0] >= interval(a, ctx)[1]:
-        return b
-    return a
+# --- the handlers, one per op ----------------------------------------------------------
 
 
-def _sym_bound_op(
-    e: Expr, ctx: Context, *, upper: bool, depth: int, elim: frozenset[Expr]
-) -> Expr | None:
-    """:func:`sym_bound` of a compound expression, by its op."""
-    t = type(e)
-    if t is Add and ctx.sum_facts:
-        via = _via_sum_fact(e, ctx, upper=upper, depth=depth, elim=elim)
-        if via is not None:
-            return via
-    if t is Add:
-        parts: list[Expr] = [integer(e.payload)]
-        for term in e.args:
-            b = sym_bound(term, ctx, upper=upper, depth=depth + 1, elim=elim)
-            if b is None:
-                return None
-            parts.append(b)
-        return add(*parts)
-    if t is Mul:
-        c: int = e.payload
-        flip = c < 0
-        factors = e.args
-        if len(factors) == 1:
-            b = sym_bound(factors[0], ctx, upper=upper != flip, depth=depth + 1, elim=elim)
-            return None if b is None else mul(c, b)
-        from indexalg.analysis.interval import interval
+def _symbol(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    if e not in side.elim:
+        return e
+    lo, hi = ctx.ranges.get_bounds(e)
+    b = hi if side.upper else lo
+    if b is None:
+        return None
+    return _bound(b, ctx, side)
 
-        if all(interval(f, ctx)[0] >= 0 for f in factors):
-            # Every factor f is >= 0, so the product is monotone in each: upper bounds
-            # multiply (each is >= f >= 0), and so do lower bounds once raised to 0 (a
-            # bound below 0 is still below f, but two of them multiply to a positive).
-            side = upper != flip
-            bs: list[Expr] = []
-            for f in factors:
-                b = sym_bound(f, ctx, upper=side, depth=depth + 1, elim=elim)
-                if b is None:
-                    return _numeric(e, ctx, upper)
-                if not side:
-                    b = _at_least_zero(b, ctx)
-                bs.append(b)
-            return mul(c, *bs)
-        return _numeric(e, ctx, upper)
-    if t is FloorDiv or t is CleanDiv:
-        a, q = e.args
-        if type(q) is Integer and q.payload > 0:
-            b = sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim)
-            return None if b is None else FloorDiv.make(b, q)
-        return _numeric(e, ctx, upper)
-    if t is CeilDiv:
-        a, q = e.args
-        if type(q) is Integer and q.payload > 0:
-            b = sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim)
-            return None if b is None else CeilDiv.make(b, q)
-        return _numeric(e, ctx, upper)
-    if t is ModularIndexing or t is Mod:
-        if not upper:
-            if t is ModularIndexing:
-                return integer(0)
-            return _numeric(e, ctx, upper)
-        m = e.args[-1]
-        from indexalg.analysis.interval import interval
 
-        if interval(m, ctx)[0] >= 1:
-            bm = sym_bound(m, ctx, upper=True, depth=depth + 1, elim=elim)
-            num = _numeric(e, ctx, True)
-            if bm is None:
-                return num
-            sym = add(bm, -1)
-            return sym if num is None else _pick_tighter(sym, num, ctx)
-        return _numeric(e, ctx, upper)
-    if t is Min or t is Max:
-        mbs = [sym_bound(a, ctx, upper=upper, depth=depth + 1, elim=elim) for a in e.args]
-        if (t is Min) == upper:
-            # upper bound of a Min (lower of a Max): any argument's bound will do
-            known = [b for b in mbs if b is not None]
-            if not known:
-                return None
-            return Min.make(*known) if t is Min else Max.make(*known)
-        if any(b is None for b in mbs):
+def _add(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    parts: list[Expr] = [integer(e.payload)]
+    for term in e.args:
+        b = _bound(term, ctx, side)
+        if b is None:
             return None
-        return Min.make(*mbs) if t is Min else Max.make(*mbs)  # type: ignore[arg-type]
-    if t is Where:
-        from indexalg.analysis.interval import _MAX_WHERE_DEPTH, _WHERE_DEPTH
-        from indexalg.analysis.refine import refine
+        parts.append(b)
+    return add(*parts)
 
-        cond, a, b = e.args
-        if len(_WHERE_DEPTH) >= _MAX_WHERE_DEPTH:
-            return _numeric(e, ctx, upper)
-        _WHERE_DEPTH.append(True)
-        try:
-            domain = ctx.domain_of(e)
-            ca = refine(ctx, cond, True, domain)
-            cb = refine(ctx, cond, False, domain)
-            ba = None if ca is None else sym_bound(a, ca, upper=upper, depth=depth + 1, elim=elim)
-            bb = None if cb is None else sym_bound(b, cb, upper=upper, depth=depth + 1, elim=elim)
-        finally:
-            _WHERE_DEPTH.pop()
-        if ca is None:
-            return bb
-        if cb is None:
-            return ba
-        return _pick(ba, bb, ctx, upper)
-    return _numeric(e, ctx, upper)
+
+def _mul(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    c: int = e.payload
+    factors = e.args
+    # a negative coefficient bounds the product on the other side
+    fside = side.flipped() if c < 0 else side
+    if len(factors) == 1:
+        b = _bound(factors[0], ctx, fside)
+        return None if b is None else mul(c, b)
+    if not all(interval(f, ctx)[0] >= 0 for f in factors):
+        return numeric_bound(e, ctx, side.upper)
+    # Every factor f is >= 0, so the product is monotone in each: upper bounds multiply
+    # (each is >= f >= 0), and so do lower bounds once raised to 0 (a bound below 0 is
+    # still below f, but two of them multiply to a positive).
+    bs: list[Expr] = []
+    for f in factors:
+        b = _bound(f, ctx, fside)
+        if b is None:
+            return numeric_bound(e, ctx, side.upper)
+        bs.append(b if fside.upper else _at_least_zero(b, ctx))
+    return mul(c, *bs)
 
 
 def _at_least_zero(b: Expr, ctx: Context) -> Expr:
     """``max(b, 0)``: ``b`` itself when it is provably >= 0, ``0`` when provably <= 0."""
-    from indexalg.analysis.interval import interval
-
     lo, hi = interval(b, ctx)
     if lo >= 0:
         return b
@@ -265,10 +250,79 @@ def _at_least_zero(b: Expr, ctx: Context) -> Expr:
     return Max.make(b, integer(0))
 
 
-def _pick_tighter(a: Expr, b: Expr, ctx: Context) -> Expr:
-    """Of two upper bounds, the one provably smaller; ``a`` when neither is."""
-    from indexalg.analysis.interval import interval
+def _division(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    """FloorDiv, CleanDiv and CeilDiv by a positive literal are monotone in the dividend."""
+    a, q = e.args
+    if type(q) is Integer and q.payload > 0:
+        b = _bound(a, ctx, side)
+        if b is None:
+            return None
+        return (CeilDiv if type(e) is CeilDiv else FloorDiv).make(b, q)
+    return numeric_bound(e, ctx, side.upper)
 
-    if interval(b, ctx)[1] <= interval(a, ctx)[0]:
-        return b
-    return a
+
+def _remainder(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    """Mod and ModularIndexing: below by 0 (ModularIndexing) or numerically, above by the
+    modulus' upper bound minus one where the modulus is >= 1."""
+    t = type(e)
+    if not side.upper:
+        return integer(0) if t is ModularIndexing else numeric_bound(e, ctx, False)
+    m = e.args[-1]
+    if interval(m, ctx)[0] < 1:
+        return numeric_bound(e, ctx, True)
+    bm = _bound(m, ctx, side)
+    num = numeric_bound(e, ctx, True)
+    if bm is None:
+        return num
+    sym = add(bm, -1)
+    return sym if num is None else _pick_tighter(sym, num, ctx, True)
+
+
+def _min_max(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    is_min = type(e) is Min
+    bs = [_bound(a, ctx, side) for a in e.args]
+    if is_min == side.upper:
+        # upper bound of a Min (lower of a Max): any argument's bound will do
+        known = [b for b in bs if b is not None]
+        if not known:
+            return None
+        return Min.make(*known) if is_min else Max.make(*known)
+    every: list[Expr] = []
+    for b in bs:
+        if b is None:
+            return None
+        every.append(b)
+    return Min.make(*every) if is_min else Max.make(*every)
+
+
+def _numeric(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    return numeric_bound(e, ctx, side.upper)
+
+
+def _none(e: Expr, ctx: Context, side: Side) -> Expr | None:
+    return None
+
+
+SYMBOLIC_TABLE: dict[type[Expr], Handler] = {
+    Symbol: _symbol,
+    Integer: lambda e, ctx, side: e,
+    Wild: _none,
+    Add: _add,
+    Mul: _mul,
+    FloorDiv: _division,
+    CleanDiv: _division,
+    CeilDiv: _division,
+    Mod: _remainder,
+    ModularIndexing: _remainder,
+    Min: _min_max,
+    Max: _min_max,
+    # Where: registered by indexalg.analysis.where (it refines its condition)
+    BoolConst: _numeric,
+    Lt: _numeric,
+    Le: _numeric,
+    Eq: _numeric,
+    Ne: _numeric,
+    And: _numeric,
+    Or: _numeric,
+    Not: _numeric,
+}

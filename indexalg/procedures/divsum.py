@@ -29,9 +29,8 @@ from indexalg.expr import (
     add,
     mul,
 )
+from indexalg.poly import divide_exact, split_terms
 from indexalg.procedures import Procedure
-from indexalg.procedures.polydiv import divide_exact
-from indexalg.procedures.terms import split_terms
 
 __all__ = ["DIVSUM_PROCEDURES"]
 

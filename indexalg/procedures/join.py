@@ -20,8 +20,8 @@ from typing import NamedTuple
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
 from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, add, mul
+from indexalg.poly import divide_exact
 from indexalg.procedures import Procedure
-from indexalg.procedures.polydiv import divide_exact
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
 

@@ -1,0 +1,73 @@
+"""Polynomial views of canonical expressions, below every analysis and procedure.
+
+A canonical sum is a constant plus terms, each term an integer coefficient times a monomial
+(a product of non-literal factors with coefficient 1).  This module is the one place that
+splits terms, divides a polynomial exactly by a monomial, and names the division ops.
+"""
+
+from __future__ import annotations
+
+from indexalg.expr import (
+    Add,
+    CeilDiv,
+    CleanDiv,
+    Expr,
+    FloorDiv,
+    Integer,
+    Mod,
+    ModularIndexing,
+    Mul,
+    _make_term,
+    add,
+    mul,
+)
+
+__all__ = ["DIVISION_KINDS", "BINARY_DIVISIONS", "term_parts", "split_terms", "divide_exact"]
+
+#: Every op that divides (its divisor must be non-zero where it is evaluated).
+DIVISION_KINDS: tuple[type[Expr], ...] = (FloorDiv, CleanDiv, CeilDiv, Mod, ModularIndexing)
+
+#: The two-operand divisions ``op(dividend, divisor)``.
+BINARY_DIVISIONS: tuple[type[Expr], ...] = (FloorDiv, CleanDiv, CeilDiv, Mod)
+
+
+def term_parts(t: Expr) -> tuple[int, Expr]:
+    """A non-sum term as (integer coefficient, monomial with coefficient 1)."""
+    if type(t) is Mul:
+        return t.payload, _make_term(1, t.args)
+    return 1, t
+
+
+def split_terms(e: Expr) -> tuple[list[tuple[int, Expr]], int]:
+    """``e`` as ([(coeff, monomial), ...], constant)."""
+    if type(e) is Integer:
+        return [], e.payload
+    if type(e) is Add:
+        return [term_parts(t) for t in e.args], e.payload
+    return [term_parts(e)], 0
+
+
+def divide_exact(e: Expr, q: Expr) -> Expr | None:
+    """``e / q`` when q (a non-zero monomial) divides every term of e exactly, else None."""
+    if type(q) is Integer:
+        qv: int = q.payload
+        terms, const = split_terms(e)
+        if qv == 0 or const % qv or any(c % qv for c, _ in terms):
+            return None
+        return add(const // qv, *(mul(c // qv, m) for c, m in terms))
+    qc, qfs = (q.payload, q.args) if type(q) is Mul else (1, (q,))
+    terms, const = split_terms(e)
+    if const:
+        return None
+    out: list[Expr] = []
+    for c, m in terms:
+        if c % qc:
+            return None
+        factors = list(m.args) if type(m) is Mul else [m]
+        for f in qfs:
+            if f in factors:
+                factors.remove(f)
+            else:
+                return None
+        out.append(mul(c // qc, *factors))
+    return add(*out)
