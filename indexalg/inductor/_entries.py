@@ -432,7 +432,7 @@ def _is_claim(expr: Any) -> bool:
     return bool(getattr(expr, "is_Relational", False) or getattr(expr, "is_Boolean", False))
 
 
-_CLAIMS: dict[tuple[Any, ...], bool] = {}
+_CLAIMS: dict[tuple[Any, ...], Any] = {}
 #: indexalg's prover without Z3 (the ShapeEnv is asked far too often for an SMT call each)
 _CHEAP_TIERS = ("interval", "congruence", "simplify")
 
@@ -468,20 +468,20 @@ def _fast_maybe_evaluate_static(
             spec[sym.payload] = _symbol_range(self, obj, _assumption_range(obj))
     st.convert_seconds += clock() - t0
     key = (c, tuple(sorted(spec.items())))
-    hit = _CLAIMS.get(key)
-    if hit is None:
+    hit = _CLAIMS.get(key, _NO_ANSWER)
+    if hit is _NO_ANSWER:
         ranges = ia.as_ranges(spec)
-        proof = ia.prove(c, ranges, tiers=_CHEAP_TIERS)
-        if proof.status == "proved":
+        if ia.prove(c, ranges, tiers=_CHEAP_TIERS).status == "proved":
             hit = True
-        else:
-            neg = ia.prove(ia.Not.make(c), ranges, tiers=_CHEAP_TIERS)
-            if neg.status != "proved":
-                raise Fallback("undecided")
+        elif ia.prove(ia.Not.make(c), ranges, tiers=_CHEAP_TIERS).status == "proved":
             hit = False
+        else:
+            hit = None  # remembered too: the ShapeEnv asks the same claim many times
         if len(_CLAIMS) >= _convert.MEMO_LIMIT:
             _CLAIMS.clear()
         _CLAIMS[key] = hit
+    if hit is None:
+        raise Fallback("undecided")
     import sympy
 
     return sympy.true if hit else sympy.false
