@@ -118,7 +118,10 @@ def _squeezed(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(s for s in shape if s != 1)
 
 
-class _Tracer:
+class _TracerCore:
+    """The traced kernel's state (its builder, the reduction, the guards) and its values:
+    operands, elementwise ops, casts, constants."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.b: SpecBuilder | None = None
@@ -236,7 +239,10 @@ class _Tracer:
 
         return _Lazy((n,), dtype, at_f)
 
-    # -- views ---------------------------------------------------------------------------
+
+class _ViewTracer(_TracerCore):
+    """Views: each a new index map over its input (no copies)."""
+
 
     def permute(self, x: _Lazy, dims: Sequence[int]) -> _Lazy:
         n = len(x.shape)
@@ -443,6 +449,11 @@ class _Tracer:
             return self.builder.op("where", cond, v, lit, dtype=dtype)
 
         return _Lazy(shape, dtype, at)
+
+
+class _Tracer(_ViewTracer):
+    """Data movement that builds index maps from several inputs or blocks, pooling, indirect
+    reads and reductions: everything :func:`_convert` calls."""
 
     def pixel_shuffle(self, x: _Lazy, r: int) -> _Lazy:
         *lead, ch, h, w = x.shape
@@ -829,9 +840,40 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
     op = _op_name(target)
     overload = str(target).split(".")[-1]
 
-    def opt(i: int, key: str, default: Any = None) -> Any:
-        return args[i] if len(args) > i else kwargs.get(key, default)
+    c = _Call(tr, args, kwargs, target, op, overload, dtype, shape)
+    for part in _CONVERTERS:
+        out = part(c)
+        if out is not _UNHANDLED:
+            return out
+    raise InvalidOperationError(f"from_torch: unsupported op {target} ({overload})")
 
+
+#: The value of a converter that does not handle the op (the next one is tried).
+_UNHANDLED = object()
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One call node, its arguments converted: what each converter reads."""
+
+    tr: _Tracer
+    args: list[Any]
+    kwargs: dict[str, Any]
+    target: Any
+    op: str
+    overload: str
+    dtype: str
+    shape: tuple[int, ...] | None
+
+    def opt(self, i: int, key: str, default: Any = None) -> Any:
+        """Argument ``i``, else keyword ``key``, else ``default``."""
+        return self.args[i] if len(self.args) > i else self.kwargs.get(key, default)
+
+
+def _convert_arith(c: _Call) -> Any:
+    """Converts arithmetic, comparisons, logic and unary math; ``_UNHANDLED`` for any other op."""
+    tr, args, kwargs, op, dtype = c.tr, c.args, c.kwargs, c.op, c.dtype
+    opt = c.opt
     if op in _IDENTITY:
         return args[0]
     if op in _BINARY:
@@ -863,6 +905,14 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
     if op in ("logical_and", "logical_or", "logical_xor"):
         xs = [a if a.dtype == "bool" else tr.elementwise("ne", [a, 0], "bool") for a in args[:2]]
         return tr.elementwise(op.removeprefix("logical_"), xs, "bool")
+    return _UNHANDLED
+
+
+def _convert_activations(c: _Call) -> Any:
+    """Converts activations, where, casts; ``_UNHANDLED`` for any other op."""
+    tr, args, kwargs, target, op, overload, dtype = (
+        c.tr, c.args, c.kwargs, c.target, c.op, c.overload, c.dtype)
+    opt = c.opt
     if op == "pow" and overload == "Tensor_Scalar":
         return _pow(tr, args[0], args[1], dtype)
     if op == "relu":
@@ -905,6 +955,13 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
         return tr.where(args[1], args[2], args[0], dtype)
     if op in ("_to_copy", "to", "_convert_element_type", "convert_element_type", "type_as"):
         return tr.cast(args[0], dtype)
+    return _UNHANDLED
+
+
+def _convert_views(c: _Call) -> Any:
+    """Converts constants, aranges and views; ``_UNHANDLED`` for any other op."""
+    tr, args, op, overload, dtype, shape = c.tr, c.args, c.op, c.overload, c.dtype, c.shape
+    opt = c.opt
     if op in ("full", "full_like", "zeros", "ones", "zeros_like", "ones_like",
               "scalar_tensor", "new_full", "new_zeros", "new_ones"):
         assert shape is not None
@@ -975,6 +1032,14 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
     if op in ("upsample_nearest2d", "upsample_nearest1d", "upsample_nearest3d"):
         assert shape is not None
         return tr.upsample_nearest(args[0], shape)
+    return _UNHANDLED
+
+
+def _convert_pool_gather(c: _Call) -> Any:
+    """Converts pooling and indirect reads; ``_UNHANDLED`` for any other op."""
+    tr, args, target, op, overload, dtype, shape = (
+        c.tr, c.args, c.target, c.op, c.overload, c.dtype, c.shape)
+    opt = c.opt
     if op in ("avg_pool2d", "max_pool2d_with_indices", "max_pool2d"):
         assert shape is not None
         kernel = args[1]
@@ -1012,6 +1077,14 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
         return tr.index_select(args[0], present[0], t, wrap=True, what="index")
     if op == "gather":
         return tr.gather(args[0], args[1], args[2])
+    return _UNHANDLED
+
+
+def _convert_reductions(c: _Call) -> Any:
+    """Converts reductions and normalizations; ``_UNHANDLED`` for any other op."""
+    tr, args, kwargs, target, op, overload, dtype = (
+        c.tr, c.args, c.kwargs, c.target, c.op, c.overload, c.dtype)
+    opt = c.opt
     if op in ("sum", "amax", "amin", "mean", "max", "min"):
         x = args[0]
         dims = _dims(args[1]) if len(args) > 1 else _dims(kwargs.get("dim"))
@@ -1055,7 +1128,17 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
         stat = "float32" if x.dtype in ("float16", "bfloat16") else dtype
         out, mean, rstd = tr.layer_norm(x, len(norm_shape), w, b, eps, dtype, stat)
         return [out, mean, rstd]
-    raise InvalidOperationError(f"from_torch: unsupported op {target} ({overload})")
+    return _UNHANDLED
+
+
+#: Tried in order: the first that handles an op converts it.
+_CONVERTERS: tuple[Callable[[_Call], Any], ...] = (
+    _convert_arith,
+    _convert_activations,
+    _convert_views,
+    _convert_pool_gather,
+    _convert_reductions,
+)
 
 
 @dataclass(frozen=True)

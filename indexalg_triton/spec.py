@@ -271,6 +271,16 @@ class KernelSpec:
 
 
 def _validate(spec: KernelSpec) -> None:
+    names = _validate_names(spec)
+    loop_syms = {n for n, k in names.items() if k == "loop"}
+    dtypes: dict[str, str] = {}
+    for o in spec.ops:
+        _validate_op(spec, o, names, loop_syms, dtypes)
+    _validate_stores(spec, loop_syms, dtypes)
+
+
+def _validate_names(spec: KernelSpec) -> dict[str, str]:
+    """The kernel's, loops' and buffers' names (each once) and sizes; name -> what it is."""
     _check_name(spec.name, "kernel")
     names: dict[str, str] = {}
     for n, s in [*spec.loops, *([spec.reduction] if spec.reduction else [])]:
@@ -289,72 +299,78 @@ def _validate(spec: KernelSpec) -> None:
         names[b.name] = "buffer"
         for dim in (*b.view.sizes, *b.view.strides, b.view.offset):
             _int(dim, f"layout of buffer {b.name}")
-    loop_syms = {n for n, k in names.items() if k == "loop"}
-    dtypes: dict[str, str] = {}
-    for o in spec.ops:
-        _check_name(o.name, "value")
-        if o.name in names:
-            raise InvalidOperationError(f"name {o.name!r} is used twice")
-        dtype_bytes(o.dtype)
-        for a in o.args:
-            if isinstance(a, str) and a not in dtypes:
-                raise InvalidOperationError(f"value {o.name} uses {a!r} before it is defined")
-        if o.kind == "load":
-            if o.buffer is None or names.get(o.buffer) != "buffer":
-                raise InvalidOperationError(f"load {o.name} names no buffer ({o.buffer!r})")
-            if spec.buffer(o.buffer).output:
-                raise InvalidOperationError(f"load {o.name} reads the output {o.buffer}")
-            if o.guard is not None:
-                if not o.guard.is_bool:
-                    raise ExprTypeError(f"the guard of {o.name} is not a claim: {o.guard}")
-                if not {s.payload for s in o.guard.free_symbols} <= loop_syms:
-                    raise InvalidOperationError(
-                        f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
-        elif o.guard is not None:
-            raise InvalidOperationError(f"{o.kind} {o.name} has a guard (only loads do)")
-        if o.kind in ("load", "index"):
-            if o.index is None:
-                raise InvalidOperationError(f"{o.kind} {o.name} needs an index expression")
-            for sym in o.index.free_symbols:
-                used: str = sym.payload
-                if used not in loop_syms and used not in dtypes:
-                    raise InvalidOperationError(
-                        f"the index of {o.name} mentions {used}, not a loop or value"
-                    )
-                if used in dtypes and (is_float(dtypes[used]) or dtypes[used] == "bool"):
-                    raise ExprTypeError(f"{o.name} indexes with the non-integer {used}")
-        elif o.kind == "check":
-            if len(o.args) != 1 or o.size is None or o.size < 1:
-                raise InvalidOperationError(f"check {o.name} needs one value and a size >= 1")
-        elif o.reduces:
-            if spec.reduction is None:
-                raise InvalidOperationError(f"{o.kind} {o.name} in a kernel with no reduction")
-            if len(o.args) != 1:
-                raise InvalidOperationError(f"{o.kind} {o.name} takes one operand")
-            want = len(MULTI_OUTPUT.get(o.kind, ()))
-            if len(o.results) != want:
+    return names
+
+
+def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[str],
+                 dtypes: dict[str, str]) -> None:
+    """One op, after those before it (their values are in ``dtypes``); records its values."""
+    _check_name(o.name, "value")
+    if o.name in names:
+        raise InvalidOperationError(f"name {o.name!r} is used twice")
+    dtype_bytes(o.dtype)
+    for a in o.args:
+        if isinstance(a, str) and a not in dtypes:
+            raise InvalidOperationError(f"value {o.name} uses {a!r} before it is defined")
+    if o.kind == "load":
+        if o.buffer is None or names.get(o.buffer) != "buffer":
+            raise InvalidOperationError(f"load {o.name} names no buffer ({o.buffer!r})")
+        if spec.buffer(o.buffer).output:
+            raise InvalidOperationError(f"load {o.name} reads the output {o.buffer}")
+        if o.guard is not None:
+            if not o.guard.is_bool:
+                raise ExprTypeError(f"the guard of {o.name} is not a claim: {o.guard}")
+            if not {s.payload for s in o.guard.free_symbols} <= loop_syms:
                 raise InvalidOperationError(
-                    f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
-            if want and not is_float(o.dtype):
-                raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
-        elif o.kind in ELEMENTWISE:
-            if len(o.args) != ELEMENTWISE[o.kind]:
+                    f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
+    elif o.guard is not None:
+        raise InvalidOperationError(f"{o.kind} {o.name} has a guard (only loads do)")
+    if o.kind in ("load", "index"):
+        if o.index is None:
+            raise InvalidOperationError(f"{o.kind} {o.name} needs an index expression")
+        for sym in o.index.free_symbols:
+            used: str = sym.payload
+            if used not in loop_syms and used not in dtypes:
                 raise InvalidOperationError(
-                    f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind]} operands, got {len(o.args)}"
+                    f"the index of {o.name} mentions {used}, not a loop or value"
                 )
-        else:
-            raise InvalidOperationError(f"unknown op kind {o.kind!r} ({o.name})")
-        if o.results and o.kind not in MULTI_OUTPUT:
-            raise InvalidOperationError(f"{o.kind} {o.name} is not a multi-output kind")
-        if o.results:
-            names[o.name] = "operation"
-        for v in o.values:
-            if v != o.name:
-                _check_name(v, "value")
-                if v in names:
-                    raise InvalidOperationError(f"name {v!r} is used twice")
-            dtypes[v] = o.dtype
-            names[v] = "value"
+            if used in dtypes and (is_float(dtypes[used]) or dtypes[used] == "bool"):
+                raise ExprTypeError(f"{o.name} indexes with the non-integer {used}")
+    elif o.kind == "check":
+        if len(o.args) != 1 or o.size is None or o.size < 1:
+            raise InvalidOperationError(f"check {o.name} needs one value and a size >= 1")
+    elif o.reduces:
+        if spec.reduction is None:
+            raise InvalidOperationError(f"{o.kind} {o.name} in a kernel with no reduction")
+        if len(o.args) != 1:
+            raise InvalidOperationError(f"{o.kind} {o.name} takes one operand")
+        want = len(MULTI_OUTPUT.get(o.kind, ()))
+        if len(o.results) != want:
+            raise InvalidOperationError(
+                f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
+        if want and not is_float(o.dtype):
+            raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
+    elif o.kind in ELEMENTWISE:
+        if len(o.args) != ELEMENTWISE[o.kind]:
+            raise InvalidOperationError(
+                f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind]} operands, got {len(o.args)}"
+            )
+    else:
+        raise InvalidOperationError(f"unknown op kind {o.kind!r} ({o.name})")
+    if o.results and o.kind not in MULTI_OUTPUT:
+        raise InvalidOperationError(f"{o.kind} {o.name} is not a multi-output kind")
+    if o.results:
+        names[o.name] = "operation"
+    for v in o.values:
+        if v != o.name:
+            _check_name(v, "value")
+            if v in names:
+                raise InvalidOperationError(f"name {v!r} is used twice")
+        dtypes[v] = o.dtype
+        names[v] = "value"
+
+
+def _validate_stores(spec: KernelSpec, loop_syms: set[str], dtypes: dict[str, str]) -> None:
     if not spec.stores:
         raise InvalidOperationError(f"kernel {spec.name} stores nothing")
     inner = spec.inner_values()

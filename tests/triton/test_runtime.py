@@ -120,4 +120,4 @@ def test_cli_emit_and_verify(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--workload", "int8_unpack", "--workload", "row_sum"]) == 0
     assert "2/2 kernels match torch eager (in the Triton interpreter)" in capsys.readouterr().out
     assert main(["emit", "--workload", "nope"]) == 2
-    assert "unknown workload 'nope'" in capsys.readouterr().err
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
