@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from indexalg.analysis.context import clear_contexts
 from indexalg.analyzer import Analyzer
 from indexalg.errors import (
     DepthError,
@@ -52,8 +53,9 @@ from indexalg.expr import (
     true,
 )
 from indexalg.parse import parse
+from indexalg.printing import text as _text  # noqa: F401  (installs str() of nodes)
 from indexalg.prove import Proof, prove
-from indexalg.ranges import Ranges, RangesLike, as_ranges
+from indexalg.ranges import Ranges, RangesLike, as_ranges, clear_parsed_bounds
 
 # The function names shadow their (cheap, pure-Python) implementation modules on purpose.
 from indexalg.simplify import simplify
@@ -71,8 +73,6 @@ def clear_caches() -> None:
     """Forget every memo the library keeps between calls (analysis contexts with their
     interval and simplification tables, parsed range bounds).  Results do not change;
     the next calls are cold.  The tables are bounded anyway; this returns their memory now."""
-    from indexalg.analysis.context import clear_contexts
-    from indexalg.ranges import clear_parsed_bounds
 
     clear_contexts()
     clear_parsed_bounds()

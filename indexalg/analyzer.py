@@ -21,8 +21,11 @@ from indexalg.analysis.bounds import bounds_in
 from indexalg.analysis.context import Context, context_for
 from indexalg.analysis.refine import refine, require_points
 from indexalg.errors import ExprTypeError, RangeError
-from indexalg.expr import Expr, Symbol, true
+from indexalg.expr import And, Expr, Integer, Not, Or, Symbol, true
+from indexalg.parse import parse
+from indexalg.prove import exact_bounds, prove
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
+from indexalg.simplify import simplify
 
 if TYPE_CHECKING:
     from indexalg.prove import Proof
@@ -32,7 +35,6 @@ __all__ = ["Analyzer"]
 
 def _expr(e: Expr | str) -> Expr:
     if isinstance(e, str):
-        from indexalg.parse import parse
 
         return parse(e)
     if not isinstance(e, Expr):
@@ -111,7 +113,6 @@ class Analyzer:
         self._ctx.trim()
         require_points(x, self._ctx)
         if exact:
-            from indexalg.prove import exact_bounds
 
             lo, hi = exact_bounds(x, self._ranges)
         else:
@@ -120,21 +121,17 @@ class Analyzer:
 
     def simplify(self, e: Expr | str, **options: Any) -> Any:
         """:func:`indexalg.simplify` under this analyzer's ranges."""
-        from indexalg.simplify import simplify
 
         return simplify(_expr(e), self._ranges, **options)
 
     def prove(self, claim: Expr | str, **options: Any) -> Proof:
         """:func:`indexalg.prove` under the ranges, with the assumptions as hypotheses."""
-        from indexalg.expr import Not, Or
-        from indexalg.prove import prove
 
         c = _expr(claim)
         if self._assumptions:
             # (assumptions -> claim), decided over the narrowed ranges
             hyp = true
             for a in self._assumptions:
-                from indexalg.expr import And
 
                 hyp = And.make(hyp, a)
             c = Or.make(Not.make(hyp), c)
@@ -142,7 +139,6 @@ class Analyzer:
 
 
 def _public(b: Expr | None) -> Any:
-    from indexalg.expr import Integer
 
     if b is None:
         return None

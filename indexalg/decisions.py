@@ -31,23 +31,32 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from indexalg._bigint import int_summary
+from indexalg.analysis import bounds
 from indexalg.errors import ExprTypeError, IndexAlgError, InvalidOperationError
 from indexalg.evaluate import evaluate
 from indexalg.expr import (
     Add,
+    And,
     Expr,
     Integer,
     Le,
     Lt,
     Mul,
+    Not,
+    Or,
     add,
     as_expr,
     integer,
     mul,
     true,
 )
+from indexalg.parse import parse
+from indexalg.printing.c import C_TABLE
+from indexalg.printing.common import computed_values
+from indexalg.printing.triton import TRITON_TABLE
 from indexalg.prove import DEFAULT_RLIMIT, Proof, prove
 from indexalg.ranges import Ranges, RangesLike, as_ranges
+from indexalg.simplify import simplify
 
 __all__ = [
     "INT32_MIN",
@@ -101,7 +110,6 @@ def dtype_range(dtype: str) -> tuple[int, int]:
 
 def _as_int_expr(value: SizeLike, what: str) -> Expr:
     if isinstance(value, str):
-        from indexalg.parse import parse
 
         value = parse(value)
     e = as_expr(value)
@@ -116,9 +124,6 @@ def _as_int_expr(value: SizeLike, what: str) -> Expr:
 def intermediates(e: Expr) -> list[Expr]:
     """Every integer value computed while evaluating ``e`` (see the module docstring), each
     once, in a deterministic order (pre-order, partial results after their node)."""
-    from indexalg.printing.c import C_TABLE
-    from indexalg.printing.common import computed_values
-    from indexalg.printing.triton import TRITON_TABLE
 
     out: dict[Expr, None] = {}
     for node in e.walk():
@@ -159,7 +164,6 @@ class _Check:
 
     def fits(self, v: Expr, lo_limit: int, hi_limit: int) -> bool:
         """Record guards and return True when v is proven within the limits (with hints)."""
-        from indexalg.analysis import bounds
 
         lo, hi = bounds(v, self.ranges)
         return self._side(v, hi, hi_limit, upper=True) and self._side(v, lo, lo_limit, upper=False)
@@ -201,24 +205,19 @@ class _Check:
 
 def _normalise_guard(claim: Expr, ranges: Ranges) -> Expr:
     """``a + c <= k`` as ``a <= k - c`` (constants on the right), then the simplifier's
-    form under the ranges when it is available."""
+    form under the ranges."""
     a, b = claim.args
     make = Lt.make if type(claim) is Lt else Le.make
     if type(b) is Integer and type(a) is Add and a.payload:
         claim = make(add(a, -a.payload), b.payload - a.payload)
     elif type(a) is Integer and type(b) is Add and b.payload:
         claim = make(a.payload - b.payload, add(b, -b.payload))
-    try:
-        from indexalg.simplify import simplify
-    except ImportError:  # TEMPORARY: until indexalg.simplify lands
-        return claim
     out: Expr = simplify(claim, ranges)
     return out
 
 
 def _deduplicate(guards: list[Expr], ranges: Ranges, rlimit: int) -> list[Expr]:
     """Drop guards implied by the others under the ranges (first the weakest)."""
-    from indexalg.expr import And, Not, Or
 
     kept = sorted(guards, key=lambda g: g.key)
     if len(kept) > _SUBSUMPTION_LIMIT:

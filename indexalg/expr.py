@@ -28,6 +28,7 @@ import bisect
 import keyword
 import operator
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from indexalg._bigint import int_summary
@@ -83,6 +84,21 @@ MAX_DEPTH = 200
 _TABLE: weakref.WeakValueDictionary[tuple[Any, ...], Expr] = weakref.WeakValueDictionary()
 
 
+
+def _no_printer(e: Expr) -> str:  # pragma: no cover - indexalg/__init__ installs the printer
+    return f"<{type(e).__name__} node>"
+
+
+#: The text printer ``str()`` uses.  The printer lives above this module
+#: (:mod:`indexalg.printing.text`) and installs itself with :func:`set_text_printer` when
+#: imported, so this module never imports upwards.
+_TEXT_PRINTER: list[Callable[[Expr], str]] = [_no_printer]
+
+
+def set_text_printer(printer: Callable[[Expr], str]) -> None:
+    """Install the function ``str(expr)`` calls (done once by :mod:`indexalg.printing.text`)."""
+    _TEXT_PRINTER[0] = printer
+
 class Expr:
     """An interned expression node.
 
@@ -134,9 +150,7 @@ class Expr:
         raise NotImplementedError
 
     def __str__(self) -> str:
-        from indexalg.printing import to_text
-
-        return to_text(self)
+        return _TEXT_PRINTER[0](self)
 
     def __repr__(self) -> str:
         return f"ia.parse({str(self)!r})"
@@ -537,8 +551,10 @@ class Mul(Expr):
         return mul(self.payload, *args)
 
 
-def _term_parts(t: Expr) -> tuple[int, tuple[Expr, ...]]:
-    """A non-sum term as (coefficient, monomial factors)."""
+def term_factors(t: Expr) -> tuple[int, tuple[Expr, ...]]:
+    """A non-sum term as (integer coefficient, its non-literal factors): ``6*x*y`` is
+    ``(6, (x, y))``, ``x`` is ``(1, (x,))``.  The one definition of a term's parts
+    (re-exported by :mod:`indexalg.poly`)."""
     if type(t) is Mul:
         return t.payload, t.args
     return 1, (t,)
@@ -602,14 +618,14 @@ def _sum_plus_term(s: Expr, e: Expr) -> Expr:
     :func:`add` builds, found by binary search instead of re-sorting all of ``s``'s terms,
     so building a sum term by term (``sum(...)``, ``a + b + c + ...``) is not quadratic in
     Python operations (tuple copies remain, in C)."""
-    c, f = _term_parts(e)
+    c, f = term_factors(e)
     mk = _term_mono_key(e)
     args = s.args
     keys: tuple[SortKey, ...] = s.key[2]
     i = bisect.bisect_left(args, mk, key=_term_mono_key)
     const: int = s.payload
-    if i < len(args) and _term_parts(args[i])[1] == f:
-        nc = _term_parts(args[i])[0] + c
+    if i < len(args) and term_factors(args[i])[1] == f:
+        nc = term_factors(args[i])[0] + c
         if nc == 0:
             new_args = args[:i] + args[i + 1 :]
             if not new_args:
@@ -747,7 +763,7 @@ def mul(*operands: ExprLike) -> Expr:
     # Distribute: (sum of terms) built as coefficient -> monomial accumulation.
     terms: list[tuple[int, tuple[Expr, ...]]] = [(coeff, tuple(factors))]
     for s in sums:
-        parts: list[tuple[int, tuple[Expr, ...]]] = [_term_parts(t) for t in s.args]
+        parts: list[tuple[int, tuple[Expr, ...]]] = [term_factors(t) for t in s.args]
         if s.payload:
             parts.append((s.payload, ()))
         terms = [(c1 * c2, f1 + f2) for c1, f1 in terms for c2, f2 in parts]

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from indexalg.analysis.bounds import bounds
 from indexalg.errors import ExprTypeError, RangeError
 from indexalg.expr import (
     Add,
@@ -39,14 +40,16 @@ from indexalg.expr import (
     Integer,
     Mod,
     ModularIndexing,
-    Mul,
     Symbol,
     add,
     integer,
     mul,
 )
-from indexalg.procedures.polydiv import divide_exact
+from indexalg.parse import parse
+from indexalg.poly import divide_exact, term_factors
+from indexalg.prove import prove
 from indexalg.ranges import Ranges, RangesLike, as_ranges
+from indexalg.simplify import simplify as _simplify
 
 __all__ = ["IterDim", "IterMap", "decompose", "variable_sizes"]
 
@@ -188,7 +191,6 @@ def decompose(
     variable has no ``[0, n)`` range; an index that does not decompose is not an error: the
     result's ``why`` says what was wrong.
     """
-    from indexalg.parse import parse
 
     e = parse(index) if isinstance(index, str) else index
     if not isinstance(e, Expr) or e.is_bool:
@@ -200,7 +202,6 @@ def decompose(
         vs = [Symbol(v) if isinstance(v, str) else v for v in variables]
     sizes = variable_sizes(r, vs)
     if simplify:
-        from indexalg.simplify import simplify as _simplify
 
         e = _simplify(e, r)
     return _decompose(e, sizes, r)
@@ -223,7 +224,7 @@ def _decompose(e: Expr, sizes: list[tuple[Expr, Expr]], r: Ranges) -> IterMap:
     else:
         const, summands = 0, (e,)
     for t in summands:
-        coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
+        coeff, factors = term_factors(t)
         hits = [f for f in factors if _mentions(f, size_of)]
         if not hits:
             offset_terms.append(t)
@@ -306,7 +307,6 @@ def _clamp(v: Expr, d: Expr, m: Expr, n: Expr) -> Expr | None:
 def _positive(p: Expr, r: Ranges) -> bool:
     if type(p) is Integer:
         return bool(p.payload >= 1)
-    from indexalg.analysis.bounds import bounds
 
     lo = bounds(p, r)[0]
     return lo is not None and type(lo) is Integer and lo.payload >= 1
@@ -451,15 +451,12 @@ def _enumerate_injective(dims: Sequence[IterDim]) -> bool | None:
 
 def _prove_injective(dims: Sequence[IterDim], sizes: Sequence[tuple[Expr, Expr]]) -> bool | None:
     """Mixed-radix test in the order given by the strides' lower bounds, by proof."""
-    from indexalg.prove import prove
 
     size_syms = {s for _, n in sizes for s in n.free_symbols}
     size_syms |= {s for d in dims for x in (d.stride, d.extent) for s in x.free_symbols}
     rng: dict[Expr, tuple[int, None]] = {s: (1, None) for s in sorted(size_syms, key=str)}
 
     def lower(d: IterDim) -> tuple[int, int]:
-        from indexalg.analysis.bounds import bounds
-
         if type(d.stride) is Integer:
             return 0, abs(d.stride.payload)
         lo = bounds(d.stride, rng)[0]

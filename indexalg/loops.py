@@ -31,6 +31,7 @@ from indexalg.expr import (
     add,
     mul,
 )
+from indexalg.simplify import simplify
 
 __all__ = ["expand_floor_div", "join_loops", "LoopJoin"]
 
@@ -70,7 +71,6 @@ class LoopJoin:
 def join_loops(indices: Sequence[Expr], loops: Mapping[str, int]) -> LoopJoin:
     """Join adjacent loops (``loops``: name -> size, outermost first) wherever every index
     keeps or lowers its operation count."""
-    from indexalg.simplify import simplify
 
     names = list(loops)
     sizes = dict(loops)

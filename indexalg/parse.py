@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 
 from indexalg._bigint import int_from_digits
-from indexalg.errors import IndexAlgError, ParseError
+from indexalg.errors import ExprTypeError, IndexAlgError, ParseError
 from indexalg.expr import (
     And,
     CeilDiv,
@@ -498,7 +498,6 @@ def parse(text: str) -> Expr:
     ia.parse('ModularIndexing(x, 64, 8)')
     """
     if not isinstance(text, str):
-        from indexalg.errors import ExprTypeError
 
         raise ExprTypeError(f"parse() takes a string, got {type(text).__name__}")
     return _Parser(text).parse()

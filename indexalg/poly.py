@@ -20,9 +20,17 @@ from indexalg.expr import (
     _make_term,
     add,
     mul,
+    term_factors,
 )
 
-__all__ = ["DIVISION_KINDS", "BINARY_DIVISIONS", "term_parts", "split_terms", "divide_exact"]
+__all__ = [
+    "DIVISION_KINDS",
+    "BINARY_DIVISIONS",
+    "term_factors",
+    "term_parts",
+    "split_terms",
+    "divide_exact",
+]
 
 #: Every op that divides (its divisor must be non-zero where it is evaluated).
 DIVISION_KINDS: tuple[type[Expr], ...] = (FloorDiv, CleanDiv, CeilDiv, Mod, ModularIndexing)
@@ -55,7 +63,7 @@ def divide_exact(e: Expr, q: Expr) -> Expr | None:
         if qv == 0 or const % qv or any(c % qv for c, _ in terms):
             return None
         return add(const // qv, *(mul(c // qv, m) for c, m in terms))
-    qc, qfs = (q.payload, q.args) if type(q) is Mul else (1, (q,))
+    qc, qfs = term_factors(q)
     terms, const = split_terms(e)
     if const:
         return None

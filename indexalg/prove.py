@@ -27,10 +27,13 @@ optimiser.  :data:`STATS` counts which tier answered.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from indexalg.analysis import bounds, decide
+from indexalg.analysis.context import context_for
+from indexalg.analysis.refine import empty_domain
 from indexalg.errors import (
     ExprTypeError,
     IndexAlgError,
@@ -39,7 +42,10 @@ from indexalg.errors import (
 )
 from indexalg.evaluate import evaluate
 from indexalg.expr import BoolConst, Expr, Integer, integer
+from indexalg.limits import DEFAULT_RLIMIT
+from indexalg.parse import parse
 from indexalg.ranges import Bound, Ranges, RangesLike, as_ranges
+from indexalg.simplify import simplify
 
 __all__ = [
     "Proof",
@@ -57,9 +63,6 @@ Status = Literal["proved", "disproved", "unknown", "vacuous"]
 
 #: The tiers, in the order they are tried.
 TIERS: tuple[str, ...] = ("interval", "congruence", "simplify", "z3")
-
-#: The default Z3 resource limit of one query (see :mod:`indexalg.interop.z3`).
-DEFAULT_RLIMIT = 2_000_000
 
 
 @dataclass
@@ -264,7 +267,6 @@ def _pick(how: str, lo: int | None, hi: int | None) -> int:
 
 def _as_claim(claim: Expr | str) -> Expr:
     if isinstance(claim, str):
-        from indexalg.parse import parse
 
         claim = parse(claim)
     if not isinstance(claim, Expr):
@@ -284,27 +286,6 @@ def _check_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
             f"unknown prover tier {bad[0]!r}; the tiers are {', '.join(TIERS)}"
         )
     return chosen
-
-
-_Decide = Callable[[Expr, Ranges], "tuple[bool | None, str]"]
-_Simplify = Callable[[Expr, Ranges], Expr]
-
-
-def _analysis_decide() -> _Decide | None:
-    try:
-        from indexalg.analysis import decide
-    except ImportError:  # pragma: no cover - the analysis package is part of the core
-        return None
-    return decide
-
-
-def _simplifier() -> _Simplify | None:
-    try:
-        from indexalg.simplify import simplify
-    except ImportError:  # TEMPORARY: until indexalg.simplify lands
-        return None
-    fn: _Simplify = simplify
-    return fn
 
 
 def prove(
@@ -335,9 +316,6 @@ def prove(
 
 
 def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
-    from indexalg.analysis.context import context_for
-    from indexalg.analysis.refine import empty_domain
-
     empty = empty_domain(c, context_for(r))
     if empty is not None:
         return Proof("vacuous", c, r, tier="interval", rlimit=rlimit,
@@ -347,25 +325,21 @@ def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
         if done is not None:
             return done
     if "interval" in tiers or "congruence" in tiers:
-        decide = _analysis_decide()
-        if decide is not None:
-            verdict, tier = decide(c, r)
-            if verdict is not None and tier in tiers:
-                done = _decided(c, r, verdict, tier, rlimit, f"decided by {tier} analysis")
-                if done is not None:
-                    return done
+        verdict, tier = decide(c, r)
+        if verdict is not None and tier in tiers:
+            done = _decided(c, r, verdict, tier, rlimit, f"decided by {tier} analysis")
+            if done is not None:
+                return done
     if "simplify" in tiers:
-        simplify = _simplifier()
-        if simplify is not None:
-            try:
-                s = simplify(c, r)
-            except RewriteLimitError:  # a runaway rewrite is the simplifier's problem: go on
-                s = c
-            if type(s) is BoolConst:
-                why = f"simplified to {s}"
-                done = _decided(c, r, bool(s.payload), "simplify", rlimit, why)
-                if done is not None:
-                    return done
+        try:
+            s = simplify(c, r)
+        except RewriteLimitError:  # a runaway rewrite is the simplifier's problem: go on
+            s = c
+        if type(s) is BoolConst:
+            why = f"simplified to {s}"
+            done = _decided(c, r, bool(s.payload), "simplify", rlimit, why)
+            if done is not None:
+                return done
     if "z3" in tiers:
         return _z3_prove(c, r, rlimit)
     return Proof("unknown", c, r, rlimit=rlimit, reason="no tier decided the claim")
@@ -541,13 +515,11 @@ def exact_bounds(
     or None when unbounded), so the answer is never looser than :func:`indexalg.analysis.bounds`.
     """
     if isinstance(e, str):
-        from indexalg.parse import parse
 
         e = parse(e)
     if not isinstance(e, Expr) or e.is_bool:
         raise ExprTypeError(f"exact_bounds() takes an integer expression, got {e!r}")
     r = as_ranges(ranges)
-    from indexalg.analysis import bounds
 
     fallback = bounds(e, r)
     if not e.free_symbols:

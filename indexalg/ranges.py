@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Union
 
-from indexalg.errors import IndexAlgError, RangeError
+from indexalg.errors import IndexAlgError, ParseError, RangeError
 from indexalg.expr import Expr, Integer, Symbol, _symbol, add, as_expr, integer
+from indexalg.parse import parse
 
 __all__ = ["Ranges", "RangeSpec", "RangesLike", "as_ranges", "parse_range_arg"]
 
@@ -121,8 +122,6 @@ def _bound_expr(v: object, what: str) -> Bound:
         hit = _PARSED_BOUNDS.get(v)
         if hit is not None:
             return hit
-        from indexalg.errors import ParseError
-        from indexalg.parse import parse
 
         try:
             e = _checked_int_expr(parse(v), what)
@@ -159,8 +158,6 @@ def _range_key(k: object) -> Expr:
                 return _symbol(k)
             except IndexAlgError:
                 raise RangeError(f"not a symbol name: {k!r}") from None
-        from indexalg.errors import ParseError
-        from indexalg.parse import parse
 
         try:
             e = parse(k)

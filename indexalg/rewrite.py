@@ -12,14 +12,22 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import TYPE_CHECKING
 
+from indexalg.analysis.decide import decide_in
+from indexalg.analysis.interval import interval
 from indexalg.expr import (
+    And,
+    BoolConst,
     Eq,
     Expr,
     Integer,
+    Le,
+    Lt,
     Max,
     Min,
     Mul,
     Ne,
+    Not,
+    Or,
     Wild,
     _make_term,
     integer,
@@ -134,9 +142,6 @@ def condition_holds(cond: Expr, b: Binding, ctx: Context) -> bool:
 
 def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
     """Proven that ``c`` is ``want``."""
-    from indexalg.analysis.decide import decide_in
-    from indexalg.analysis.interval import interval
-    from indexalg.expr import And, BoolConst, Le, Lt, Not, Or
 
     t = type(c)
     if t is BoolConst:

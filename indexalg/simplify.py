@@ -20,9 +20,11 @@ from indexalg.analysis.interval import interval
 from indexalg.analysis.refine import require_points
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
+from indexalg.parse import parse
 from indexalg.procedures import PROCEDURES, Procedure
 from indexalg.ranges import RangesLike
 from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantiate, match, match_all
+from indexalg.rules import ALL
 
 if TYPE_CHECKING:
 
@@ -225,7 +227,6 @@ _DEFAULT_INDEX: RuleIndex | None = None
 def _default_index() -> RuleIndex:
     global _DEFAULT_INDEX
     if _DEFAULT_INDEX is None:
-        from indexalg.rules import ALL
 
         _DEFAULT_INDEX = RuleIndex(ALL)
     return _DEFAULT_INDEX
@@ -300,7 +301,6 @@ def simplify(
     default rule set (``indexalg.rules.ALL``); ``procedures`` the named procedures.
     """
     if isinstance(e, str):
-        from indexalg.parse import parse
 
         e = parse(e)
     if not isinstance(e, Expr):

@@ -54,20 +54,26 @@ from typing import Any, Literal
 from indexalg.errors import IndexAlgError, InvalidOperationError
 from indexalg.evaluate import evaluate
 from indexalg.expr import (
+    And,
     CeilDiv,
     CleanDiv,
     Expr,
     FloorDiv,
     Integer,
+    Le,
     Max,
     Min,
     Mod,
     ModularIndexing,
+    Ne,
     Symbol,
     Where,
     Wild,
     symbols,
 )
+from indexalg.limits import RULE_RLIMIT as DEFAULT_RLIMIT
+from indexalg.poly import BINARY_DIVISIONS
+from indexalg.rules import ALL
 from indexalg.rules.base import Rule, RuleSet, pattern_vars
 
 __all__ = [
@@ -84,10 +90,8 @@ __all__ = [
     "summary",
 ]
 
-Status = Literal["proved", "bounded", "failed", "unknown"]
+RuleStatus = Literal["proved", "bounded", "failed", "unknown"]
 
-#: Z3's resource limit per query of the verifier.
-DEFAULT_RLIMIT = 1_000_000
 #: Constants range over [-N, N] when a rule is proven "bounded".
 DEFAULT_BOUNDED_RANGE = 64
 
@@ -178,7 +182,7 @@ class RuleVerdict:
     """
 
     rule: Rule
-    status: Status
+    status: RuleStatus
     seconds: float
     decreasing: bool
     order: str
@@ -350,7 +354,7 @@ def verify_rule(
 
 def _soundness(
     rule: Rule, rlimit: int, bounded_range: int
-) -> tuple[Status, dict[str, int] | None, int | None, str]:
+) -> tuple[RuleStatus, dict[str, int] | None, int | None, str]:
     q = _rule_query(rule)
     res, payload = _check(q.facts, rlimit)
     if res == "unknown":
@@ -364,7 +368,7 @@ def _soundness(
 
 def _failed(
     rule: Rule, q: _RuleQuery, model: Any, prefix: str
-) -> tuple[Status, dict[str, int] | None, int | None, str]:
+) -> tuple[RuleStatus, dict[str, int] | None, int | None, str]:
     confirmed = _confirm(rule, q, model)
     if confirmed is None:
         return "unknown", None, None, prefix + "z3 found a model the evaluator does not confirm"
@@ -379,7 +383,6 @@ def _failed(
 _CASE_LIMIT = 3_000
 _VISIT_LIMIT = 400_000
 
-_DIVISIONS = (FloorDiv, Mod, CeilDiv, CleanDiv)
 
 
 def _nonlinear_vars(rule: Rule) -> tuple[Expr, ...]:
@@ -396,7 +399,7 @@ def _nonlinear_vars(rule: Rule) -> tuple[Expr, ...]:
         for n in side.walk():
             if type(n) is Wild and n.payload[1]:
                 found[n] = None
-            elif type(n) in _DIVISIONS:
+            elif type(n) in BINARY_DIVISIONS:
                 add_wilds(n.args[1])
             elif type(n) is ModularIndexing:
                 add_wilds(n.args[1])
@@ -413,7 +416,6 @@ def _preconditions(rule: Rule, over: tuple[Expr, ...]) -> list[Expr]:
     """Claims over the variables ``over`` alone that every counterexample satisfies: the
     conjuncts of ``when`` and the definedness of the left side's divisors (outside ``Where``
     branches), where they mention no other variable.  They prune the enumeration cheaply."""
-    from indexalg.expr import And, Le, Ne
 
     allowed = set(over)
 
@@ -428,7 +430,7 @@ def _preconditions(rule: Rule, over: tuple[Expr, ...]) -> list[Expr]:
         if type(n) is Where:
             stack.append(n.args[0])
             continue
-        if type(n) in _DIVISIONS and only_over(n.args[1]):
+        if type(n) in BINARY_DIVISIONS and only_over(n.args[1]):
             out.append(Ne.make(n.args[1], 0))
         if type(n) is ModularIndexing:
             out += [Le.make(1, a) for a in n.args[1:] if only_over(a)]
@@ -498,7 +500,7 @@ def _period(e: Expr) -> int | None:
         if sum(1 for a in e.args if a.free_symbols) > 1:
             return None
         return _lcm_all([_period(a) for a in e.args])
-    if t in _DIVISIONS or t is ModularIndexing:
+    if t in BINARY_DIVISIONS or t is ModularIndexing:
         inner = _period(e.args[0])
         lits = [a.payload for a in e.args[1:] if type(a) is Integer]
         if inner is None or len(lits) != len(e.args) - 1 or 0 in lits:
@@ -631,7 +633,7 @@ def _decide_case(solver: Any, f: Any, fixed: list[Any], rlimit: int) -> tuple[st
 
 def _bounded(
     rule: Rule, q: _RuleQuery, rlimit: int, bound: int, why: str
-) -> tuple[Status, dict[str, int] | None, int | None, str]:
+) -> tuple[RuleStatus, dict[str, int] | None, int | None, str]:
     """Prove the rule for every value of its nonlinear variables (:func:`_nonlinear_vars`) in
     [-B, B]; B is ``bound``, halved until the cases fit the limit (B >= 4).  With every
     nonlinear variable fixed, a case is decided exactly by :func:`_periodic_case` where it
@@ -680,7 +682,6 @@ def _bounded(
 
 
 def _default_rules() -> Iterable[Rule]:
-    from indexalg.rules import ALL
 
     rules: Iterable[Rule] = ALL
     return rules

@@ -319,6 +319,7 @@ INTERNAL_TREES = (
     "indexalg.analysis",  # behind ia.bounds, indexalg.analyzer and the prover's first tiers
     "indexalg.cli.",  # one module per subcommand: the CLI reference is their --help
     "indexalg.procedures.",  # listed in the rule catalogue; the package is in the reference
+    "indexalg.inductor.",  # the plug-in's private modules; the package is in the reference
 )
 #: ... and single modules.
 INTERNAL_MODULES = (
@@ -329,7 +330,7 @@ INTERNAL_MODULES = (
     "indexalg.testing",
     "indexalg.rules.canonical",  # rule tables: the rule catalogue
     "indexalg.rules.divmod",
-    "indexalg.rules.ranges",
+    "indexalg.rules.range_conditions",
     "indexalg.testing.fuzz",  # the runner behind `indexalg fuzz`
 )
 

@@ -11,7 +11,7 @@ import pytest
 import indexalg as ia
 from indexalg.analysis.context import context_for
 from indexalg.procedures import PROCEDURES
-from indexalg.procedures.loops import expand_floor_div, join_loops
+from indexalg.loops import expand_floor_div, join_loops
 
 pytest.importorskip("z3")
 

@@ -7,7 +7,8 @@ from indexalg.analysis.context import INF, NEG_INF, Context, context_for, finite
 from indexalg.analysis.interval import interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import ExprTypeError
-from indexalg.expr import CeilDiv, CleanDiv, Expr, FloorDiv, Integer, Mod, ModularIndexing, integer
+from indexalg.expr import Expr, Integer, ModularIndexing, integer
+from indexalg.poly import BINARY_DIVISIONS
 from indexalg.ranges import RangesLike
 
 __all__ = ["bounds", "bounds_in"]
@@ -50,14 +51,13 @@ def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
     return b  # an Integer, or an expression over size (and unranged) symbols
 
 
-_DIVIDING = (FloorDiv, Mod, CeilDiv, CleanDiv)
 
 
 def _defined_everywhere(b: Expr) -> bool:
     """Every division in ``b`` is by a non-zero literal (ModularIndexing: literal d, m)."""
     for n in b.walk():
         t = type(n)
-        if t in _DIVIDING:
+        if t in BINARY_DIVISIONS:
             if type(n.args[1]) is not Integer:
                 return False
         elif t is ModularIndexing:

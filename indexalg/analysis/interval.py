@@ -35,6 +35,7 @@ from indexalg.expr import (
     add,
     mul,
 )
+from indexalg.poly import term_factors
 
 __all__ = [
     "interval",
@@ -285,9 +286,9 @@ def _quadratic(e: Expr, ctx: Context) -> Interval | None:
 
 
 def _split_term(t: Expr) -> tuple[int, Expr]:
-    if type(t) is Mul and len(t.args) == 1:
-        return t.payload, t.args[0]
-    return 1, t
+    """``c*m`` with a single factor ``m`` as ``(c, m)``; any other term as ``(1, t)``."""
+    c, factors = term_factors(t)
+    return (c, factors[0]) if len(factors) == 1 else (1, t)
 
 
 def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[int]] | None:

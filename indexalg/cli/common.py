@@ -30,7 +30,8 @@ from typing import TextIO
 
 from indexalg._bigint import int_to_str
 from indexalg.errors import IndexAlgError, ParseError, RangeError
-from indexalg.expr import CeilDiv, CleanDiv, Expr, FloorDiv, Integer, Mod, ModularIndexing
+from indexalg.expr import Expr, Integer
+from indexalg.poly import DIVISION_KINDS
 from indexalg.ranges import Ranges, RangeSpec, as_ranges, parse_range_arg
 
 __all__ = [
@@ -188,7 +189,7 @@ def print_json(obj: object) -> None:
 
 # --- measuring and printing results -------------------------------------------------------
 
-DIVMOD_KINDS: tuple[type[Expr], ...] = (FloorDiv, Mod, ModularIndexing, CeilDiv, CleanDiv)
+DIVMOD_KINDS: tuple[type[Expr], ...] = DIVISION_KINDS
 
 
 def divmod_ops(e: Expr) -> int:

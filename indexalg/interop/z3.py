@@ -70,6 +70,8 @@ from indexalg.expr import (
     Wild,
     postorder,
 )
+from indexalg.limits import DEFAULT_RLIMIT
+from indexalg.poly import BINARY_DIVISIONS
 
 __all__ = [
     "Z3Encoder",
@@ -89,7 +91,6 @@ Term = Any
 Handler = Callable[["Z3Encoder", Expr], Term]
 
 #: The default resource limit of one query: deterministic, unlike a wall-clock timeout.
-DEFAULT_RLIMIT = 2_000_000
 
 
 def make_solver(rlimit: int = DEFAULT_RLIMIT, ctx: Any = None) -> Any:
@@ -253,7 +254,6 @@ Z3_TABLE: dict[type[Expr], Handler] = {
     Not: _not,
 }
 
-_DIVISIONS: tuple[type[Expr], ...] = (FloorDiv, Mod, CeilDiv, CleanDiv)
 
 # Deeper expressions are encoded bottom-up (Z3Encoder._prefill), every _PREFILL_STEP levels.
 _PREFILL_DEPTH = 24
@@ -406,7 +406,7 @@ class Z3Encoder:
                 acc = self.conj([self.defined(arg), z3.Or(decides, acc)])
             return z3.simplify(acc)
         parts = [self.defined(a) for a in e.args]
-        if t in _DIVISIONS:
+        if t in BINARY_DIVISIONS:
             b = e.args[1]
             lit = _literal(b)
             if lit is None:

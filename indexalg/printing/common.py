@@ -31,6 +31,7 @@ from indexalg.expr import (
     mul,
     postorder,
 )
+from indexalg.poly import term_factors
 
 __all__ = [
     "AND",
@@ -331,7 +332,7 @@ def print_add(e: Expr, p: CodePrinter, literal: Callable[[int], str]) -> Printed
             p.note(acc)
     parts: list[str] = []
     for i, t in enumerate(e.args):
-        coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
+        coeff, factors = term_factors(t)
         if i > 0 and coeff < 0 and _printable(literal, -coeff):
             text, prec = print_product(-coeff, factors, p, literal(-coeff))
             parts.append(" - " + (text if prec > SUM else f"({text})"))

@@ -33,6 +33,8 @@ from indexalg.expr import (
     Symbol,
     Where,
     Wild,
+    mul,
+    set_text_printer,
 )
 from indexalg.printing.common import postorder
 
@@ -104,8 +106,6 @@ def _add(e: Expr, p: _Printer) -> Printed:
 
 
 def _neg_term(t: Expr) -> Expr:
-    from indexalg.expr import mul
-
     return mul(-1, t)
 
 
@@ -183,3 +183,6 @@ def to_text(e: Expr) -> str:
             if node.depth % _STEP == 0:
                 p.print(node)
     return p.print(e)[0]
+
+
+set_text_printer(to_text)

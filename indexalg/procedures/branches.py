@@ -19,9 +19,9 @@ from indexalg.expr import (
     false,
     true,
 )
-from indexalg.procedures import Procedure
+from indexalg.procedures.base import Procedure
 
-__all__ = ["DECIDE_PROCEDURES"]
+__all__ = ["BRANCH_PROCEDURES"]
 
 
 def decide_claim(e: Expr, ctx: Context) -> Expr | None:
@@ -72,7 +72,7 @@ def drop_dominated(e: Expr, ctx: Context) -> Expr | None:
     return Min.make(*keep) if is_min else Max.make(*keep)
 
 
-DECIDE_PROCEDURES = (
+BRANCH_PROCEDURES = (
     Procedure("decide_claim", (Lt, Le, Eq, Ne, And, Or, Not), decide_claim),
     Procedure("where_select", (Where,), where_select),
     Procedure("drop_dominated", (Min, Max), drop_dominated),

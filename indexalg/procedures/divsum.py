@@ -17,20 +17,23 @@ from __future__ import annotations
 from math import gcd
 
 from indexalg.analysis.context import Context
-from indexalg.analysis.decide import exact_divides
+from indexalg.analysis.decide import decide_in, exact_divides
 from indexalg.analysis.interval import interval
 from indexalg.expr import (
+    And,
     CeilDiv,
     Expr,
     FloorDiv,
     Integer,
+    Le,
+    Lt,
     Mod,
     ModularIndexing,
     add,
     mul,
 )
 from indexalg.poly import divide_exact, split_terms
-from indexalg.procedures import Procedure
+from indexalg.procedures.base import Procedure
 
 __all__ = ["DIVSUM_PROCEDURES"]
 
@@ -187,8 +190,6 @@ def _below(b: Expr, d: Expr, ctx: Context) -> bool:
     lo, hi = interval(b, ctx)
     if lo >= 0 and hi < interval(d, ctx)[0]:
         return True
-    from indexalg.analysis.decide import decide_in
-    from indexalg.expr import And, Le, Lt
 
     return decide_in(And.make(Le.make(0, b), Lt.make(b, d)), ctx) is True
 

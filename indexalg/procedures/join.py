@@ -19,9 +19,9 @@ from typing import NamedTuple
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
-from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, add, mul
-from indexalg.poly import divide_exact
-from indexalg.procedures import Procedure
+from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, _make_term, add, mul
+from indexalg.poly import divide_exact, term_factors
+from indexalg.procedures.base import Procedure
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
 
@@ -40,7 +40,7 @@ def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
     and the other part of the scale."""
     out: list[_Digit] = []
     for i, t in enumerate(terms):
-        coeff, factors = (t.payload, t.args) if type(t) is Mul else (1, (t,))
+        coeff, factors = term_factors(t)
         for j, f in enumerate(factors):
             tf = type(f)
             if j and f is factors[j - 1]:
@@ -69,7 +69,6 @@ def _plain_terms(terms: tuple[Expr, ...]) -> dict[Expr, tuple[int, int]]:
     out: dict[Expr, tuple[int, int]] = {}
     for i, t in enumerate(terms):
         if type(t) is Mul:
-            from indexalg.expr import _make_term
 
             out[_make_term(1, t.args)] = (i, t.payload)
         else:

@@ -21,7 +21,7 @@ from indexalg.rules.base import (
 )
 from indexalg.rules.canonical import CANONICAL
 from indexalg.rules.divmod import DIVMOD
-from indexalg.rules.ranges import RANGES
+from indexalg.rules.range_conditions import RANGES
 
 ALL = CANONICAL + DIVMOD + RANGES
 
