@@ -215,21 +215,14 @@ class _Frame:
         self.vals_base = vals_base
 
 
-class _Parser:
-    """Operator precedence parsing with explicit stacks (no recursion), so nesting depth is
-    limited only by the expressions' :data:`~indexalg.expr.MAX_DEPTH`, reported with the
-    column where the too-deep node was built."""
+class _NodeBuilder:
+    """Building nodes from parsed operands, with errors that carry the column: the part of
+    the parser that knows the IR (functions, chains, ratios) but not the grammar."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
-        # operator stack entries: (token, precedence, is_prefix)
-        self.ops: list[tuple[_Token, int, bool]] = []
-        self.vals: list[Expr | _Ratio | _Chain] = []
-        self.frames: list[_Frame] = []
-
-    # --- helpers -----------------------------------------------------------------------
 
     @property
     def tok(self) -> _Token:
@@ -277,6 +270,40 @@ class _Parser:
         if not v.is_bool:
             self.build(tok, And.make if op == "and" else Or.make, v)
         return v
+
+    def call(self, name: _Token, args: list[Expr | _Ratio]) -> Expr:
+        fname = name.text
+        if fname in ("floor", "ceiling", "ceil"):
+            if len(args) != 1:
+                raise self.error(f"{fname} takes 1 argument, got {len(args)}", name)
+            a = args[0]
+            if isinstance(a, _Ratio):
+                fn = FloorDiv.make if fname == "floor" else CeilDiv.make
+                return self.build(name, fn, a.num, a.den)
+            return a  # floor of an integer is itself
+        spec = _FUNCTIONS.get(fname)
+        if spec is None:
+            raise self.error(f"unknown function {fname!r}", name)
+        arity, fn = spec
+        if arity >= 0 and len(args) != arity:
+            plural = "s" if arity != 1 else ""
+            raise self.error(f"{fname} takes {arity} argument{plural}, got {len(args)}", name)
+        if arity < 0 and not args:
+            raise self.error(f"{fname} takes at least 1 argument", name)
+        return self.build(name, fn, *args)
+
+
+class _Parser(_NodeBuilder):
+    """Operator precedence parsing with explicit stacks (no recursion), so nesting depth is
+    limited only by the expressions' :data:`~indexalg.expr.MAX_DEPTH`, reported with the
+    column where the too-deep node was built."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        # operator stack entries: (token, precedence, is_prefix)
+        self.ops: list[tuple[_Token, int, bool]] = []
+        self.vals: list[Expr | _Ratio | _Chain] = []
+        self.frames: list[_Frame] = []
 
     # --- reduction ---------------------------------------------------------------------
 
@@ -463,27 +490,6 @@ class _Parser:
         else:
             frame.args.append(self.vals.pop())  # type: ignore[arg-type]
         self.vals.append(self.call(frame.name, frame.args))
-
-    def call(self, name: _Token, args: list[Expr | _Ratio]) -> Expr:
-        fname = name.text
-        if fname in ("floor", "ceiling", "ceil"):
-            if len(args) != 1:
-                raise self.error(f"{fname} takes 1 argument, got {len(args)}", name)
-            a = args[0]
-            if isinstance(a, _Ratio):
-                fn = FloorDiv.make if fname == "floor" else CeilDiv.make
-                return self.build(name, fn, a.num, a.den)
-            return a  # floor of an integer is itself
-        spec = _FUNCTIONS.get(fname)
-        if spec is None:
-            raise self.error(f"unknown function {fname!r}", name)
-        arity, fn = spec
-        if arity >= 0 and len(args) != arity:
-            plural = "s" if arity != 1 else ""
-            raise self.error(f"{fname} takes {arity} argument{plural}, got {len(args)}", name)
-        if arity < 0 and not args:
-            raise self.error(f"{fname} takes at least 1 argument", name)
-        return self.build(name, fn, *args)
 
 
 def _negate(a: Expr) -> Expr:

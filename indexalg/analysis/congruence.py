@@ -13,18 +13,30 @@ from math import gcd
 
 from indexalg.expr import (
     Add,
+    And,
+    BoolConst,
+    CeilDiv,
+    CleanDiv,
+    Eq,
     Expr,
     FloorDiv,
     Integer,
+    Le,
+    Lt,
     Max,
     Min,
     Mod,
     ModularIndexing,
     Mul,
+    Ne,
+    Not,
+    Or,
+    Symbol,
     Where,
+    Wild,
 )
 
-__all__ = ["congruence", "Fact"]
+__all__ = ["congruence", "Fact", "CONGRUENCE_TABLE"]
 
 Fact = tuple[int, int]
 _TOP: Fact = (1, 0)
@@ -68,46 +80,86 @@ def _mod_lit(a: Fact, q: int) -> Fact:
     return _norm(g, r)
 
 
-def _fact(e: Expr) -> Fact:
-    t = type(e)
-    if t is Integer:
-        return 0, e.payload
-    if t is Add:
-        f: Fact = (0, e.payload)
-        for a in e.args:
-            f = _add(f, congruence(a))
-        return f
-    if t is Mul:
-        f = (0, e.payload)
-        for a in e.args:
-            f = _mul(f, congruence(a))
-        return f
-    if t is FloorDiv:
-        a, q = e.args
-        if type(q) is Integer:
-            return _floordiv_lit(congruence(a), q.payload)
-        return _TOP
-    if t is Mod:
-        a, q = e.args
-        if type(q) is Integer:
-            return _mod_lit(congruence(a), q.payload)
-        return _TOP
-    if t is ModularIndexing:
-        a, d, m = e.args
-        if type(d) is Integer and type(m) is Integer:
-            return _mod_lit(_floordiv_lit(congruence(a), d.payload), m.payload)
-        return _TOP
-    if t is Min or t is Max:
-        f = congruence(e.args[0])
-        for a in e.args[1:]:
-            f = _join(f, congruence(a))
-        return f
-    if t is Where:
-        return _join(congruence(e.args[1]), congruence(e.args[2]))
+def _integer(e: Expr) -> Fact:
+    return 0, e.payload
+
+
+def _sum(e: Expr) -> Fact:
+    f: Fact = (0, e.payload)
+    for a in e.args:
+        f = _add(f, congruence(a))
+    return f
+
+
+def _product(e: Expr) -> Fact:
+    f: Fact = (0, e.payload)
+    for a in e.args:
+        f = _mul(f, congruence(a))
+    return f
+
+
+def _floordiv(e: Expr) -> Fact:
+    a, q = e.args
+    if type(q) is Integer:
+        return _floordiv_lit(congruence(a), q.payload)
     return _TOP
 
 
-_HANDLER: Callable[[Expr], Fact] = _fact
+def _mod(e: Expr) -> Fact:
+    a, q = e.args
+    if type(q) is Integer:
+        return _mod_lit(congruence(a), q.payload)
+    return _TOP
+
+
+def _modular_indexing(e: Expr) -> Fact:
+    a, d, m = e.args
+    if type(d) is Integer and type(m) is Integer:
+        return _mod_lit(_floordiv_lit(congruence(a), d.payload), m.payload)
+    return _TOP
+
+
+def _join_args(e: Expr) -> Fact:
+    """Min and Max take one of their arguments' values: the join of their facts."""
+    f = congruence(e.args[0])
+    for a in e.args[1:]:
+        f = _join(f, congruence(a))
+    return f
+
+
+def _where(e: Expr) -> Fact:
+    return _join(congruence(e.args[1]), congruence(e.args[2]))
+
+
+def _top(e: Expr) -> Fact:
+    return _TOP
+
+
+#: One handler per op.  Ops with no congruence rule (symbols, CeilDiv, CleanDiv, claims)
+#: know nothing: ``(1, 0)``.
+CONGRUENCE_TABLE: dict[type[Expr], Callable[[Expr], Fact]] = {
+    Integer: _integer,
+    Symbol: _top,
+    Wild: _top,
+    Add: _sum,
+    Mul: _product,
+    FloorDiv: _floordiv,
+    CleanDiv: _top,
+    CeilDiv: _top,
+    Mod: _mod,
+    ModularIndexing: _modular_indexing,
+    Min: _join_args,
+    Max: _join_args,
+    Where: _where,
+    BoolConst: _top,
+    Lt: _top,
+    Le: _top,
+    Eq: _top,
+    Ne: _top,
+    And: _top,
+    Or: _top,
+    Not: _top,
+}
 
 
 def congruence(e: Expr, ranges: object = None) -> Fact:
@@ -120,6 +172,6 @@ def congruence(e: Expr, ranges: object = None) -> Fact:
     if facts is not None:
         c: Fact = facts
         return c
-    f = _HANDLER(e) if not e.is_bool else _TOP
+    f = CONGRUENCE_TABLE[type(e)](e)
     e._facts = f
     return f
