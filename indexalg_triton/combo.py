@@ -24,7 +24,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from indexalg.errors import InvalidOperationError
+from indexalg.printing.triton import TRITON_PREAMBLE
+from indexalg_triton import runtime
 from indexalg_triton.codegen import Config, KernelSource, generate
+from indexalg_triton.debug import record_kernel
 from indexalg_triton.layout import View
 from indexalg_triton.spec import KernelSpec, SpecBuilder
 
@@ -96,9 +99,6 @@ def combine(specs: Sequence[KernelSpec], *, name: str = "combo", xblock: int | N
         src = generate(part_spec, cfg, kinds=(), index_dtype=index_dtype, part=True)
         parts.append(ComboPart(part_spec, src, start, src.grid))
         start += src.grid
-    from indexalg.printing.triton import TRITON_PREAMBLE
-    from indexalg_triton.debug import record_kernel
-
     args = [f"p{i}_{b.name}" for i, p in enumerate(parts) for b in p.spec.buffers]
     lines = [
         f"# combo kernel {name}: {len(parts)} parts, {start} programs, XBLOCK={xblock}",
@@ -119,8 +119,6 @@ def combine(specs: Sequence[KernelSpec], *, name: str = "combo", xblock: int | N
 
 def launch_combo(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]) -> None:
     """One launch of ``combo``; ``tensors[i]`` maps part i's buffer names to tensors."""
-    from indexalg_triton.runtime import compile_source, run_kernel
-
     if len(tensors) != len(combo.parts):
         raise InvalidOperationError(
             f"combo {combo.name} has {len(combo.parts)} parts, got {len(tensors)} tensor sets")
@@ -132,8 +130,8 @@ def launch_combo(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]) -> No
                                             f"{b.name!r}")
             args.append((f"p{i}_{b.name}", ts[b.name]))
     dev = str(args[0][1].device.type)
-    kernel = compile_source(combo.source, combo.name, interpret=dev == "cpu")
-    run_kernel(combo.name, kernel, (combo.grid,), args,
+    kernel = runtime.compile_source(combo.source, combo.name, interpret=dev == "cpu")
+    runtime.run_kernel(combo.name, kernel, (combo.grid,), args,
                {"XBLOCK": combo.xblock, "num_warps": combo.num_warps})
 
 

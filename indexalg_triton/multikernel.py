@@ -36,6 +36,7 @@ from typing import Any
 
 from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen import Config, KernelSource, generate
+from indexalg_triton.runtime import launch
 from indexalg_triton.spec import KernelSpec
 
 __all__ = [
@@ -136,8 +137,6 @@ def _default_timer(dev: str) -> Timer:
 
 
 def _launcher(src: KernelSource, tensors: Mapping[str, Any]) -> Callable[[], None]:
-    from indexalg_triton.runtime import launch
-
     def run() -> None:
         launch(src, tensors)
 
@@ -190,8 +189,6 @@ class MultiKernel:
 
     def run(self, tensors: Mapping[str, Any], *, timer: Timer | None = None) -> Choice:
         """Launch the variant chosen for these shapes (timing both first when unknown)."""
-        from indexalg_triton.runtime import launch
-
         missing = [n for n in self.arg_names if n not in tensors]
         if missing:
             raise InvalidOperationError(f"multi-kernel {self.spec.name}: no tensor for "

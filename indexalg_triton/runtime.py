@@ -41,6 +41,7 @@ from typing import Any
 
 from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen import Config, KernelSource, default_configs, generate
+from indexalg_triton.debug import active_printer
 from indexalg_triton.spec import KernelSpec, is_float
 
 __all__ = [
@@ -131,8 +132,6 @@ def run_kernel(name: str, kernel: Any, grid: tuple[int, ...],
     """Launch ``kernel[grid](*values, **meta)``; ``args`` are the ``(name, value)`` pairs of
     its arguments in order.  The debug printer, when active for ``name``, dumps every argument
     before and after the launch (see :mod:`indexalg_triton.debug`)."""
-    from indexalg_triton.debug import active_printer
-
     printer = active_printer()
     if printer is not None and not printer.wants(name):
         printer = None

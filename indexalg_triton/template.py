@@ -33,6 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexalg.errors import InvalidOperationError
+from indexalg.printing.triton import TRITON_PREAMBLE
+from indexalg_triton import runtime
+from indexalg_triton.debug import record_kernel
+from indexalg_triton.layout import View
 
 __all__ = [
     "PartialRender",
@@ -218,10 +222,6 @@ def matmul_template(
     for b in blocks:
         if b < 16 or b & (b - 1):
             raise InvalidOperationError(f"matmul blocks must be powers of two >= 16, got {b}")
-    from indexalg.printing.triton import TRITON_PREAMBLE
-    from indexalg_triton.debug import record_kernel
-    from indexalg_triton.layout import View
-
     tk = TemplateKernel(name, ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
     out_index = str(View.of([m, n]).index(["rm", "rn"]))
     code = f'''
@@ -275,12 +275,10 @@ def matmul_template(
 
 def launch_template(src: TemplateSource, tensors: Mapping[str, Any]) -> None:
     """One launch of a finished template on ``tensors`` (by argument name)."""
-    from indexalg_triton.runtime import compile_source, run_kernel
-
     missing = [a for a in src.arg_names if a not in tensors]
     if missing:
         raise InvalidOperationError(f"launch of {src.name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
-    kernel = compile_source(src.source, src.name, interpret=dev == "cpu")
-    run_kernel(src.name, kernel, (src.grid,), [(a, tensors[a]) for a in src.arg_names],
+    kernel = runtime.compile_source(src.source, src.name, interpret=dev == "cpu")
+    runtime.run_kernel(src.name, kernel, (src.grid,), [(a, tensors[a]) for a in src.arg_names],
                dict(src.meta))

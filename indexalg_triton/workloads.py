@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexalg.errors import InvalidOperationError
+from indexalg_triton.frontend import from_torch
 
 __all__ = ["WORKLOADS", "Workload", "get"]
 
@@ -136,8 +137,6 @@ class Workload:
 
     def spec(self, size: str = "small") -> Any:
         """The kernel spec of this workload at ``size`` (traced from :attr:`fn`)."""
-        from indexalg_triton.frontend import from_torch
-
         return from_torch(self.fn, *self.example_inputs(size), name=self.name)
 
     def bytes_moved(self, inputs: Sequence[Any], output: Any) -> int:

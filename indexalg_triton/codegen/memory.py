@@ -19,7 +19,7 @@ from dataclasses import replace
 from indexalg.expr import Expr, Integer
 from indexalg_triton.access import Access, AccessPlan, plan_access
 from indexalg_triton.codegen.values import load_cast, store_cast
-from indexalg_triton.codegen.writer import KernelWriter, Ranges, axes_in, expr_list
+from indexalg_triton.codegen.writer import IndexRanges, KernelWriter, axes_in, expr_list
 from indexalg_triton.spec import Op, Store
 from indexalg_triton.tiling import Tiling
 
@@ -64,7 +64,7 @@ def _plan_comment(w: KernelWriter, what: str, p: AccessPlan, depth: int) -> None
         w.emit(f"#   why not: {r}", depth)
 
 
-def _offsets(w: KernelWriter, p: AccessPlan, ranges: Ranges) -> str:
+def _offsets(w: KernelWriter, p: AccessPlan, ranges: IndexRanges) -> str:
     """Structured-access coordinates are int32 in Triton; in an int64 kernel they are
     narrowed (each fits: :func:`fit_int32` kept only such plans)."""
     texts = [w.print(o, ranges) for o in p.offsets]
@@ -94,7 +94,7 @@ def _base(buffer: str, p: AccessPlan) -> str:
     return f"{buffer} + {p.base_offset}"
 
 
-def structured(w: KernelWriter, p: AccessPlan, buffer: str, ranges: Ranges, name: str,
+def structured(w: KernelWriter, p: AccessPlan, buffer: str, ranges: IndexRanges, name: str,
                *, value: str | None = None) -> None:
     """One structured access of ``buffer`` by plan ``p``: a load into ``name``, or (with
     ``value``) a store of ``value``; a descriptor is named ``{name}_desc``."""
@@ -114,7 +114,7 @@ def structured(w: KernelWriter, p: AccessPlan, buffer: str, ranges: Ranges, name
            else f"tl.store({ptr}, {value}, {check})")
 
 
-def load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges: Ranges,
+def load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges: IndexRanges,
          names: Sequence[str]) -> None:
     """A direct load by its plan; records the tile axes the loaded value spans."""
     _plan_comment(w, f"load {o.buffer}[{o.index}]", p, 1)
@@ -152,7 +152,7 @@ def _after_load(p: AccessPlan, v: str) -> list[str]:
     return steps
 
 
-def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges: Ranges,
+def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges: IndexRanges,
                   names: Sequence[str], cast: str) -> None:
     masks = list(p.mask)
     spread = _spread(p, tile, names)
@@ -170,7 +170,7 @@ def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges
         else axes_in(p.flat_index, names)
 
 
-def store(w: KernelWriter, st: Store, p: AccessPlan, tile: list[str], ranges: Ranges,
+def store(w: KernelWriter, st: Store, p: AccessPlan, tile: list[str], ranges: IndexRanges,
           names: Sequence[str]) -> None:
     """A store by its plan: the value broadcast to the tile, then the load-side chain
     undone (tile -> the kept blocks in tile order -> descriptor order)."""

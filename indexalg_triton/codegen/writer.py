@@ -20,10 +20,10 @@ from indexalg_triton.codegen.configs import Config, KernelSource
 from indexalg_triton.codegen.helpers import COMBINE
 from indexalg_triton.spec import KernelSpec, Op, is_float
 
-__all__ = ["KernelWriter", "Ranges", "axes_in", "axis_names", "const", "expr_list"]
+__all__ = ["KernelWriter", "IndexRanges", "axes_in", "axis_names", "const", "expr_list"]
 
 #: Inclusive ranges of the symbols an index is printed under.
-Ranges = Mapping[str, tuple[int, int]]
+IndexRanges = Mapping[str, tuple[int, int]]
 
 
 class KernelWriter:
@@ -75,13 +75,13 @@ class KernelWriter:
         return KernelSource(self.spec, self.cfg, source, self.spec.name, grid, dtype, reason,
                             tuple(self.kinds_used), tiling, tuple(self.asserts), f"{body}\n")
 
-    def print(self, e: Expr, ranges: Ranges) -> str:
+    def print(self, e: Expr, ranges: IndexRanges) -> str:
         """``e`` as Triton, with native ``//`` and ``%`` where ``ranges`` prove the
         dividend non-negative."""
         return to_triton(e, nonneg=_nonneg(ranges))
 
     def value_ranges(self) -> dict[str, tuple[int, int]]:
-        """Ranges of integer values used as indices: by their ``check`` (asserted), else by
+        """IndexRanges of integer values used as indices: by their ``check`` (asserted), else by
         their dtype."""
         out: dict[str, tuple[int, int]] = {}
         for o in self.spec.ops:
@@ -105,7 +105,7 @@ class KernelWriter:
         )
         return d.dtype, d.reason
 
-    def check(self, o: Op, mask: str | None, ranges: Ranges, depth: int) -> None:
+    def check(self, o: Op, mask: str | None, ranges: IndexRanges, depth: int) -> None:
         """A ``check`` op: the sides of ``0 <= v < size`` not proven, asserted (masked-off
         lanes excepted)."""
         v = str(o.args[0])
@@ -128,7 +128,7 @@ class KernelWriter:
         self.emit(f"# loops as digits of the tile axes: {digits}", depth)
 
 
-def _nonneg(ranges: Ranges) -> Callable[[Expr], bool]:
+def _nonneg(ranges: IndexRanges) -> Callable[[Expr], bool]:
     rng = dict(ranges)
 
     def nonneg(e: Expr) -> bool:
