@@ -6,7 +6,8 @@ imported inside the functions that use them.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal, overload
 
 from indexalg.analysis.context import clear_contexts
 from indexalg.analyzer import Analyzer
@@ -52,21 +53,99 @@ from indexalg.expr import (
     symbols,
     true,
 )
+from indexalg.limits import DEFAULT_RLIMIT
 from indexalg.parse import parse
 from indexalg.printing import text as _text  # noqa: F401  (installs str() of nodes)
-from indexalg.prove import Proof, prove
+from indexalg.procedures import Procedure
+from indexalg.prove import TIERS, Proof
 from indexalg.ranges import Ranges, RangesLike, as_ranges, clear_parsed_bounds
-
-# The function names shadow their (cheap, pure-Python) implementation modules on purpose.
-from indexalg.simplify import simplify
+from indexalg.rules.base import Rule, RuleSet
+from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult
 
 __version__ = "0.1.0"
+
+# The module-level queries are thin wrappers over a fresh Analyzer (the facade); their
+# names shadow their implementation modules on purpose.
+
+
+@overload
+def simplify(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    stats: Literal[False] = False,
+    explain: Literal[False] = False,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> Expr: ...
+
+
+@overload
+def simplify(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    stats: bool = False,
+    explain: bool = False,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> Expr | SimplifyResult: ...
+
+
+def simplify(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    stats: bool = False,
+    explain: bool = False,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> Expr | SimplifyResult:
+    """The simplest form of ``e`` found, equal to ``e`` at every point of ``ranges`` where
+    ``e`` is defined (an :class:`Expr`).  ``rules`` replaces the default rule set,
+    ``procedures`` the named procedures; :func:`simplify_result` gives the statistics and
+    the trace too (``stats=True`` / ``explain=True`` are its older spelling)."""
+    out: Expr | SimplifyResult = Analyzer(ranges).simplify(
+        e, rules=rules, procedures=procedures, step_limit=step_limit, stats=stats, explain=explain
+    )
+    return out
+
+
+def simplify_result(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> SimplifyResult:
+    """:func:`simplify` with its record: ``.expr``, the hits (``.stats``) and attempts per
+    rule and procedure, and the rewrites in order (``.trace``)."""
+    return Analyzer(ranges).simplify_result(
+        e, rules=rules, procedures=procedures, step_limit=step_limit
+    )
 
 
 def bounds(e: Expr | str, ranges: RangesLike = None, *, exact: bool = False) -> tuple[Any, Any]:
     """Inclusive ``(lo, hi)`` of ``e`` on ``ranges``: ints, symbolic Exprs over size symbols,
     or None for an unbounded side; ``exact=True`` asks Z3 for the tightest bounds."""
     return Analyzer(ranges).bounds(e, exact=exact)
+
+
+def prove(
+    claim: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+    tiers: Iterable[str] = TIERS,
+) -> Proof:
+    """Decide ``claim`` at every point of ``ranges``: a :class:`Proof` whose ``.status`` is
+    "proved", "disproved" (with a checked ``.counterexample``), "unknown" or "vacuous" (the
+    ranges admit no point).  See :mod:`indexalg.prove` for the tiers."""
+    return Analyzer(ranges).prove(claim, rlimit=rlimit, tiers=tiers)
 
 
 def clear_caches() -> None:
@@ -102,6 +181,7 @@ __all__ = [
     "from_sympy",
     "prove",
     "simplify",
+    "simplify_result",
     "to_sympy",
     "Add",
     "And",

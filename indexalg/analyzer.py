@@ -13,29 +13,28 @@ prover (TVM's ``arith.Analyzer``).  The module-level ``ia.simplify`` / ``ia.boun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from indexalg.analysis.bounds import bounds_in
 from indexalg.analysis.context import Context, context_for
 from indexalg.analysis.refine import refine, require_points
 from indexalg.errors import ExprTypeError, RangeError
 from indexalg.expr import And, Expr, Integer, Not, Or, Symbol, true
+from indexalg.limits import DEFAULT_RLIMIT
 from indexalg.parse import parse
-from indexalg.prove import exact_bounds, prove
+from indexalg.procedures import Procedure
+from indexalg.prove import TIERS, Proof, exact_bounds, prove
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
-from indexalg.simplify import simplify
-
-if TYPE_CHECKING:
-    from indexalg.prove import Proof
+from indexalg.rules.base import Rule, RuleSet
+from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, simplify_in
 
 __all__ = ["Analyzer"]
 
 
 def _expr(e: Expr | str) -> Expr:
     if isinstance(e, str):
-
         return parse(e)
     if not isinstance(e, Expr):
         raise ExprTypeError(f"expected an expression or its text, got {type(e).__name__}")
@@ -53,9 +52,9 @@ class Analyzer:
     __slots__ = ("_ranges", "_assumptions", "_ctx")
 
     def __init__(self, ranges: RangesLike = None) -> None:
-        self._ranges: Ranges = as_ranges(ranges)
+        self._ctx: Context = context_for(ranges)  # memoised on the literal ranges
+        self._ranges: Ranges = self._ctx.ranges
         self._assumptions: tuple[Expr, ...] = ()
-        self._ctx: Context = context_for(self._ranges)
 
     @property
     def ranges(self) -> Ranges:
@@ -110,36 +109,73 @@ class Analyzer:
         x = _expr(e)
         if x.is_bool:
             raise ExprTypeError(f"bounds() takes an integer expression, got {x}")
-        self._ctx.trim()
-        require_points(x, self._ctx)
+        self._query(x)
         if exact:
-
             lo, hi = exact_bounds(x, self._ranges)
         else:
             lo, hi = bounds_in(x, self._ctx)
         return _public(lo), _public(hi)
 
-    def simplify(self, e: Expr | str, **options: Any) -> Any:
-        """:func:`indexalg.simplify` under this analyzer's ranges."""
+    def simplify(
+        self,
+        e: Expr | str,
+        *,
+        rules: RuleSet | Iterable[Rule] | None = None,
+        procedures: Iterable[Procedure] | None = None,
+        step_limit: int = DEFAULT_STEP_LIMIT,
+        stats: bool = False,
+        explain: bool = False,
+    ) -> Any:
+        """The simplest form found of ``e``, equal to it at every point of the ranges
+        (an :class:`Expr`; ``stats``/``explain`` give :meth:`simplify_result`'s record)."""
+        if stats or explain:
+            return self.simplify_result(
+                e, rules=rules, procedures=procedures, step_limit=step_limit
+            )
+        x = self._query(e)
+        return simplify_in(
+            x, self._ctx, rules=rules, procedures=procedures, step_limit=step_limit
+        )[0]
 
-        return simplify(_expr(e), self._ranges, **options)
+    def simplify_result(
+        self,
+        e: Expr | str,
+        *,
+        rules: RuleSet | Iterable[Rule] | None = None,
+        procedures: Iterable[Procedure] | None = None,
+        step_limit: int = DEFAULT_STEP_LIMIT,
+    ) -> SimplifyResult:
+        """:meth:`simplify` with its record: ``.expr``, hits and attempts per rule and
+        procedure, and the trace of rewrites in order."""
+        x = self._query(e)
+        return simplify_in(
+            x, self._ctx, rules=rules, procedures=procedures, record=True, step_limit=step_limit
+        )[1]
 
-    def prove(self, claim: Expr | str, **options: Any) -> Proof:
-        """:func:`indexalg.prove` under the ranges, with the assumptions as hypotheses."""
-
+    def prove(
+        self, claim: Expr | str, *, rlimit: int = DEFAULT_RLIMIT, tiers: Iterable[str] = TIERS
+    ) -> Proof:
+        """Decide ``claim`` at every point of the ranges, with the assumptions as
+        hypotheses (see :func:`indexalg.prove`)."""
         c = _expr(claim)
         if self._assumptions:
             # (assumptions -> claim), decided over the narrowed ranges
             hyp = true
             for a in self._assumptions:
-
                 hyp = And.make(hyp, a)
             c = Or.make(Not.make(hyp), c)
-        return prove(c, self._ranges, **options)
+        return prove(c, self._ranges, rlimit=rlimit, tiers=tiers)
+
+    def _query(self, e: Expr | str) -> Expr:
+        """``e`` read and checked for a query: caches trimmed between queries, and the
+        ranges shown to admit points of ``e``."""
+        x = _expr(e)
+        self._ctx.trim()
+        require_points(x, self._ctx)
+        return x
 
 
 def _public(b: Expr | None) -> Any:
-
     if b is None:
         return None
     if type(b) is Integer:

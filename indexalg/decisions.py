@@ -110,7 +110,6 @@ def dtype_range(dtype: str) -> tuple[int, int]:
 
 def _as_int_expr(value: SizeLike, what: str) -> Expr:
     if isinstance(value, str):
-
         value = parse(value)
     e = as_expr(value)
     if e.is_bool:

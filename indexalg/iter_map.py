@@ -202,7 +202,6 @@ def decompose(
         vs = [Symbol(v) if isinstance(v, str) else v for v in variables]
     sizes = variable_sizes(r, vs)
     if simplify:
-
         e = _simplify(e, r)
     return _decompose(e, sizes, r)
 

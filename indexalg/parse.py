@@ -7,7 +7,6 @@ Inductor prints: ``ModularIndexing(x, 1, 64)``, ``FloorDiv(a, b)``, ``x // 64 % 
 1-based column of the offending token.
 
 Grammar (Python's precedence)::
-
     claim   := disj
     disj    := conj ('or' conj)*
     conj    := neg ('and' neg)*
@@ -504,6 +503,5 @@ def parse(text: str) -> Expr:
     ia.parse('ModularIndexing(x, 64, 8)')
     """
     if not isinstance(text, str):
-
         raise ExprTypeError(f"parse() takes a string, got {type(text).__name__}")
     return _Parser(text).parse()

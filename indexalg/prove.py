@@ -2,7 +2,6 @@
 
 ``prove(claim, ranges)`` decides a claim (a comparison, or And/Or/Not of comparisons) for
 every assignment of its symbols inside their ranges.  Tiers, in order:
-
 1. ``interval``   -- interval bounds (numeric, then symbolic);
 2. ``congruence`` -- congruence facts (``e ≡ r (mod m)``); tiers 1-2 are
    :func:`indexalg.analysis.decide`;
@@ -267,7 +266,6 @@ def _pick(how: str, lo: int | None, hi: int | None) -> int:
 
 def _as_claim(claim: Expr | str) -> Expr:
     if isinstance(claim, str):
-
         claim = parse(claim)
     if not isinstance(claim, Expr):
         raise ExprTypeError(f"prove() takes a claim (an Expr or its text), got {claim!r}")
@@ -515,7 +513,6 @@ def exact_bounds(
     or None when unbounded), so the answer is never looser than :func:`indexalg.analysis.bounds`.
     """
     if isinstance(e, str):
-
         e = parse(e)
     if not isinstance(e, Expr) or e.is_bool:
         raise ExprTypeError(f"exact_bounds() takes an integer expression, got {e!r}")

@@ -27,10 +27,16 @@ from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantia
 from indexalg.rules import ALL
 
 if TYPE_CHECKING:
-
     from indexalg.rules.base import Rule, RuleSet
 
-__all__ = ["simplify", "simplify_in", "SimplifyResult", "Simplifier"]
+__all__ = [
+    "simplify",
+    "simplify_result",
+    "simplify_in",
+    "SimplifyResult",
+    "Simplifier",
+    "DEFAULT_STEP_LIMIT",
+]
 
 DEFAULT_STEP_LIMIT = 10_000
 _MAX_DEPTH = 200
@@ -38,7 +44,7 @@ _MAX_DEPTH = 200
 
 @dataclass
 class SimplifyResult:
-    """What ``simplify(..., stats=True)`` or ``explain=True`` returns."""
+    """What :func:`simplify_result` returns (and ``simplify(..., stats=True)``)."""
 
     expr: Expr
     #: rule or procedure name -> number of times it fired
@@ -227,7 +233,6 @@ _DEFAULT_INDEX: RuleIndex | None = None
 def _default_index() -> RuleIndex:
     global _DEFAULT_INDEX
     if _DEFAULT_INDEX is None:
-
         _DEFAULT_INDEX = RuleIndex(ALL)
     return _DEFAULT_INDEX
 
@@ -254,6 +259,32 @@ def simplify_in(
     s.result.expr = out
     s.result.steps = s.steps
     return out, s.result
+
+
+def simplify_result(
+    e: Expr | str,
+    ranges: RangesLike = None,
+    *,
+    rules: RuleSet | Iterable[Rule] | None = None,
+    procedures: Iterable[Procedure] | None = None,
+    step_limit: int = DEFAULT_STEP_LIMIT,
+) -> SimplifyResult:
+    """:func:`simplify` with its record: the result's ``.expr``, the hit and attempt counts
+    per rule and procedure, and the trace of rewrites in order."""
+    x, ctx = _prepared(e, ranges)
+    return simplify_in(
+        x, ctx, rules=rules, procedures=procedures, record=True, step_limit=step_limit
+    )[1]
+
+
+def _prepared(e: Expr | str, ranges: RangesLike) -> tuple[Expr, Context]:
+    if isinstance(e, str):
+        e = parse(e)
+    if not isinstance(e, Expr):
+        raise ExprTypeError(f"simplify() takes an expression, got {type(e).__name__}")
+    ctx = context_for(ranges)
+    require_points(e, ctx)
+    return e, ctx
 
 
 @overload
@@ -296,21 +327,14 @@ def simplify(
     is defined.
 
     ``ranges`` as in DESIGN.md (``{"x": 4096, "y": (0, 63), "z": "s0", "s0": (1, None)}``).
-    With ``stats=True`` or ``explain=True`` the result is a :class:`SimplifyResult` with
-    the hit counts per rule and the trace of rewrites in order.  ``rules`` replaces the
-    default rule set (``indexalg.rules.ALL``); ``procedures`` the named procedures.
+    ``rules`` replaces the default rule set (``indexalg.rules.ALL``); ``procedures`` the
+    named procedures.  :func:`simplify_result` returns the statistics and the trace too;
+    ``stats=True`` / ``explain=True`` are the older spelling of that call (DESIGN.md's
+    contract keeps them) and return its :class:`SimplifyResult`.
     """
-    if isinstance(e, str):
-
-        e = parse(e)
-    if not isinstance(e, Expr):
-        raise ExprTypeError(f"simplify() takes an expression, got {type(e).__name__}")
-    ctx = context_for(ranges)
-    require_points(e, ctx)
-    record = stats or explain
-    out, result = simplify_in(
-        e, ctx, rules=rules, procedures=procedures, record=record, step_limit=step_limit
-    )
-    if record:
-        return result
-    return out
+    if stats or explain:
+        return simplify_result(
+            e, ranges, rules=rules, procedures=procedures, step_limit=step_limit
+        )
+    x, ctx = _prepared(e, ranges)
+    return simplify_in(x, ctx, rules=rules, procedures=procedures, step_limit=step_limit)[0]

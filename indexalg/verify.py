@@ -682,7 +682,6 @@ def _bounded(
 
 
 def _default_rules() -> Iterable[Rule]:
-
     rules: Iterable[Rule] = ALL
     return rules
 

@@ -287,3 +287,17 @@ def test_not_an_expression() -> None:
         ia.simplify(5)  # type: ignore[arg-type]
     with pytest.raises(ia.ExprTypeError, match="wildcards"):
         ia.simplify(FloorDiv(x_, 2))
+
+
+def test_simplify_returns_an_expr_and_simplify_result_the_record() -> None:
+    e = "ModularIndexing(ModularIndexing(x, 1, 64), 1, 8)"
+    out = ia.simplify(e, {"x": 4096})
+    assert out is ia.parse("ModularIndexing(x, 1, 8)")
+    rec = ia.simplify_result(e, {"x": 4096})
+    assert rec.expr is out
+    assert sum(rec.stats.values()) == len(rec.trace) >= 1
+    assert rec.trace[0][1] is ia.parse(e) and rec.trace[-1][2] is out
+    # the facade: the module-level calls and an Analyzer answer alike
+    an = ia.Analyzer({"x": 4096})
+    assert an.simplify(e) is out and an.simplify_result(e).trace == rec.trace
+    assert an.prove("x < 4096").status == ia.prove("x < 4096", {"x": 4096}).status == "proved"

@@ -57,13 +57,12 @@ def simplify_expr(
     e: Expr, ranges: Ranges, *, stats: bool = False, explain: bool = False
 ) -> Outcome:
     """:func:`indexalg.simplify.simplify` of ``e`` under ``ranges``, as an :class:`Outcome`."""
-    from indexalg.simplify import SimplifyResult, simplify
+    from indexalg.simplify import simplify, simplify_result
 
-    result: object = simplify(e, ranges, stats=stats, explain=explain)
-    if isinstance(result, SimplifyResult):
+    if stats or explain:
+        result = simplify_result(e, ranges)
         return Outcome(result.expr, dict(result.stats), list(result.trace))
-    assert isinstance(result, Expr)
-    return Outcome(result)
+    return Outcome(simplify(e, ranges))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

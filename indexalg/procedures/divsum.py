@@ -2,7 +2,6 @@
 terms that cannot change the result under the ranges.
 
 For q > 0 and integers A, B (all exact, any signs of A and B):
-
 * ``(q*A + B) // q == A + B // q`` and ``(q*A + B) mod q == B mod q`` (also for a symbolic
   monomial q != 0 dividing every term of q*A);
 * ``(g*L + S) // q == L // (q/g)`` when g | q, g divides every coefficient of L and

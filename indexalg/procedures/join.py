@@ -1,7 +1,6 @@
 """Joining split dimensions: digits of one index recombined.
 
 With s a scale (any expression), d >= 1 and m1, m2 >= 1 (literal or symbolic), for any x:
-
 * ``s*MI(x, d, m1) + s*m1*MI(x, d*m1, m2)  ==  s*MI(x, d, m1*m2)``
 * ``s*MI(x, d, m1) + s*m1*(x // (d*m1))    ==  s*(x // d)``
 * ``s*(x // d) - s*m*(x // (d*m))          ==  s*MI(x, d, m)``
@@ -69,7 +68,6 @@ def _plain_terms(terms: tuple[Expr, ...]) -> dict[Expr, tuple[int, int]]:
     out: dict[Expr, tuple[int, int]] = {}
     for i, t in enumerate(terms):
         if type(t) is Mul:
-
             out[_make_term(1, t.args)] = (i, t.payload)
         else:
             out[t] = (i, 1)
