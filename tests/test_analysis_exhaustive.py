@@ -990,3 +990,71 @@ def test_decorrelation_is_never_looser_than_the_naive_sum() -> None:
                     f"interval({e}) on {r} = {_show(got)}, naive [{lo}, {hi}]",
                 )
     tally.report()
+
+
+# --- every small expression: depth two, shared subterms -----------------------------------
+
+_LEAVES: tuple[Expr, ...] = (x, y, s0, integer(1), integer(-2), integer(3))
+u = Symbol("u")
+
+
+def _ops(a: Expr, b: Expr) -> list[Expr]:
+    out = [
+        a + b,
+        a - b,
+        a * b,
+        Min(a, b),
+        Max(a, b),
+        Where(a < b, a, b),
+        Where(u < 0, a, b),  # u: no range, not in the branches
+        Where(Eq(a, 1), b, a),
+        a - 2 * FloorDiv(a, 2),  # Inductor's a % 2
+        a - FloorDiv(b, 2),
+    ]
+    if not (type(b) is Integer and b.payload == 0):
+        out += [FloorDiv(a, b), Mod(a, b), CeilDiv(a, b)]
+    if not (type(b) is Integer and b.payload < 1):
+        out.append(ModularIndexing(a, 2, b))
+    return out
+
+
+def small_expressions() -> list[Expr]:
+    """Every ``op(a, b)`` over the leaves, then every ``op(t, b)`` and ``op(b, t)`` for such
+    a ``t`` and ``b`` a leaf or ``t`` itself (a shared subterm): 37,882 expressions."""
+    first: set[Expr] = set()
+    for a, b in itertools.product(_LEAVES, repeat=2):
+        first.update(_ops(a, b))
+    second: set[Expr] = set()
+    for t in sorted(first, key=lambda e: e.key):
+        for b in (*_LEAVES, t):
+            second.update(_ops(t, b))
+            second.update(_ops(b, t))
+    return sorted(second, key=lambda e: e.key)
+
+
+SMALL_RANGES: tuple[dict[str, Any], ...] = (
+    {"x": (-3, 3), "y": (0, 4), "s0": (1, 4)},
+    {"x": (2, 2), "y": (-4, -1), "s0": (2, 2)},
+    {"x": "s0", "y": ("s0 - 3", "s0 + 1"), "s0": (1, 5)},
+    {"x": ("-s0", "s0"), "y": ("x - 2", "x"), "s0": (1, 4)},
+    {"x": (0, "s0*s0 - 1"), "y": (1, "s0"), "s0": (1, 3)},
+    {"x": (0, 5), "y": "s0"},  # s0 unranged
+    {"x": ("s0 - 3", -1), "y": (-2, 2), "s0": (1, None)},
+    {"x": (-5, -1), "y": (-3, 3), "s0": (-2, 3)},
+)
+
+
+@pytest.mark.parametrize("tier", SIZE_TIERS)
+def test_every_small_expression(tier: str) -> None:
+    """Bounded-exhaustive: every expression of depth two over the leaves (shared subterms
+    included) under eight range tables (numeric, singleton, negative, symbolic, non-linear,
+    dependent, unranged size, sizes reaching below 1), at every point.  The fast tier takes
+    every 25th expression."""
+    exprs = small_expressions()
+    assert len(exprs) == 37_882
+    step = 25 if tier == "fast" else 1
+    tally = Tally(f"small expressions {tier}")
+    for e in exprs[::step]:
+        for r in SMALL_RANGES:
+            check_exhaustively(e, r, tally)
+    tally.report()
