@@ -10,9 +10,13 @@ from __future__ import annotations
 from indexalg.procedures.base import Procedure
 from indexalg.procedures.branches import BRANCH_PROCEDURES
 from indexalg.procedures.divsum import DIVSUM_PROCEDURES
+from indexalg.procedures.factor import FACTOR_PROCEDURES
 from indexalg.procedures.join import JOIN_PROCEDURES
 
 __all__ = ["Procedure", "PROCEDURES"]
 
-#: Every procedure, in the order the simplifier tries them.
-PROCEDURES: tuple[Procedure, ...] = DIVSUM_PROCEDURES + JOIN_PROCEDURES + BRANCH_PROCEDURES
+#: Every procedure, in the order the simplifier tries them: nested divisions merge before
+#: a sum's multiples are pulled out of a division (the other order can lose the merge).
+PROCEDURES: tuple[Procedure, ...] = (
+    FACTOR_PROCEDURES + DIVSUM_PROCEDURES + JOIN_PROCEDURES + BRANCH_PROCEDURES
+)

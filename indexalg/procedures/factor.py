@@ -1,0 +1,175 @@
+"""Divisions that share structure with their operands: nested divisions merged across a
+sum, common factors cancelled, a remainder of a multiple scaled out, ceiling divisions that
+cancel floor divisions.
+
+The math, for integers and ``w > 0``:
+
+* ``floor(x/y) + z == floor((x + y*z) / y)`` for any ``y != 0``, and
+  ``floor(floor(X/y) / w) == floor(X / (y*w))``; so ``(x // y + z) // w == (x + y*z) // (y*w)``
+  (TVM merges these; pulling the constant out of the inner division first, as
+  ``(y + 6) // 3 // 7 -> (y // 3 + 2) // 7``, would lose the merge).  The same with
+  ModularIndexing's division for ``y > 0``.
+* ``(g*A) // (g*B) == A // B``, ``ceil(g*A / (g*B)) == ceil(A / B)`` and
+  ``(g*A) mod (g*B) == g * (A mod B)`` for any ``g != 0`` (a literal or a common factor).
+* ``(c*A) mod m == c * (A mod (m/c))`` for ``c > 0`` dividing ``m``: a remainder of a
+  multiple keeps only the digits above ``c``.
+* ``ceil(b/d) == -floor(-b/d)`` (and ``== -floor(b/-d)`` for a negative literal ``d``): a
+  ceiling division beside the floor division it negates cancels it.
+
+Each procedure fires only when it removes a division or (the remainder scaling) shrinks a
+modulus, so the rewriting terminates.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+
+from indexalg.analysis.context import Context
+from indexalg.analysis.decide import decide_in
+from indexalg.expr import (
+    Add,
+    CeilDiv,
+    Expr,
+    FloorDiv,
+    Integer,
+    Lt,
+    Mod,
+    ModularIndexing,
+    add,
+    integer,
+    mul,
+)
+from indexalg.poly import DIVISION_KINDS, divide_exact, split_terms, term_factors
+from indexalg.procedures.base import Procedure
+
+__all__ = ["FACTOR_PROCEDURES", "division_count"]
+
+
+def division_count(e: Expr) -> int:
+    """The number of division nodes in ``e`` (shared subterms counted once)."""
+    return sum(1 for n in e.walk() if type(n) in DIVISION_KINDS)
+
+
+def _inner_division(a: Expr) -> tuple[Expr, Expr, Expr] | None:
+    """``a == x // y + z`` with a coefficient-1 floor division term: (x, y, z)."""
+    if type(a) is not Add:
+        return None
+    for i, t in enumerate(a.args):
+        if type(t) is FloorDiv:
+            rest = add(a.payload, *(u for j, u in enumerate(a.args) if j != i))
+            x, y = t.args
+            return x, y, rest
+    return None
+
+
+def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
+    """``(x // y + z) // w -> (x + y*z) // (y*w)`` for ``w > 0``; in ModularIndexing,
+    ``ModularIndexing(x // y + z, d, m) -> ModularIndexing(x + y*z, y*d, m)`` for ``y > 0``."""
+    t = type(e)
+    found = _inner_division(e.args[0])
+    if found is None:
+        return None
+    x, y, z = found
+    if t is FloorDiv:
+        w = e.args[1]
+        if not _positive(w, ctx):
+            return None
+        return FloorDiv.make(add(x, mul(y, z)), mul(y, w))
+    _, d, m = e.args
+    if not _positive(y, ctx):
+        return None
+    return ModularIndexing.make(add(x, mul(y, z)), mul(y, d), m)
+
+
+def _positive(v: Expr, ctx: Context) -> bool:
+    if type(v) is Integer:
+        return bool(v.payload > 0)
+    return decide_in(Lt.make(integer(0), v), ctx) is True
+
+
+def _common_factor(a: Expr, b: Expr) -> Expr | None:
+    """The largest monomial (positive integer content times the factors every term shares)
+    dividing both ``a`` and ``b``; None when it is 1."""
+    ta, ca = split_terms(a)
+    tb, cb = split_terms(b)
+    terms = ta + tb
+    g = gcd(ca, cb, *(c for c, _ in terms))
+    shared: list[Expr] | None = None
+    if ca == 0 and cb == 0 and terms:
+        for _, m in terms:
+            factors = list(term_factors(m)[1])
+            if shared is None:
+                shared = factors
+                continue
+            kept = []
+            for f in shared:
+                if f in factors:
+                    factors.remove(f)
+                    kept.append(f)
+            shared = kept
+    monomial = mul(g, *(shared or ()))
+    if g == 0 or monomial is integer(1) or monomial is integer(-1):
+        return None
+    return monomial
+
+
+def cancel_common_factor(e: Expr, ctx: Context) -> Expr | None:
+    """``(g*A) // (g*B) -> A // B`` (also CeilDiv) and ``(g*A) mod (g*B) -> g*(A mod B)``."""
+    a, b = e.args
+    g = _common_factor(a, b)
+    if g is None:
+        return None
+    na, nb = divide_exact(a, g), divide_exact(b, g)
+    if na is None or nb is None:
+        return None
+    if type(e) is Mod:
+        return mul(g, Mod.make(na, nb))
+    if type(e) is CeilDiv:
+        return CeilDiv.make(na, nb)
+    return FloorDiv.make(na, nb)
+
+
+def scale_out_remainder(e: Expr, ctx: Context) -> Expr | None:
+    """``ModularIndexing(c*A, 1, m) -> c*ModularIndexing(A, 1, m/c)`` for a literal
+    ``m`` and the positive content ``c`` of ``A`` dividing it."""
+    a, d, m = e.args
+    if d is not integer(1) or type(m) is not Integer:
+        return None
+    terms, const = split_terms(a)
+    c = gcd(const, *(k for k, _ in terms))
+    mv: int = m.payload
+    c = gcd(c, mv)
+    if c <= 1:
+        return None
+    inner = divide_exact(a, integer(c))
+    if inner is None:
+        return None
+    return mul(c, ModularIndexing.make(inner, integer(1), integer(mv // c)))
+
+
+def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
+    """A sum's ``k*CeilDiv(b, d)`` written as ``-k*FloorDiv(-b, d)`` (``-k*FloorDiv(b, -d)``
+    for a negative literal ``d``) where that cancels another term's division."""
+    before = division_count(e)
+    for i, t in enumerate(e.args):
+        k, factors = term_factors(t)
+        if len(factors) != 1 or type(factors[0]) is not CeilDiv:
+            continue
+        b, d = factors[0].args
+        if type(d) is Integer and d.payload < 0:
+            floor = FloorDiv.make(b, integer(-d.payload))
+        else:
+            floor = FloorDiv.make(mul(-1, b), d)
+        rest = (u for j, u in enumerate(e.args) if j != i)
+        out = add(e.payload, mul(-k, floor), *rest)
+        if division_count(out) < before:
+            return out
+    return None
+
+
+FACTOR_PROCEDURES = (
+    Procedure("merge_nested_division", (FloorDiv, ModularIndexing), merge_nested_division),
+    Procedure("cancel_common_factor", (FloorDiv, CeilDiv, Mod), cancel_common_factor),
+    Procedure("scale_out_remainder", (ModularIndexing,), scale_out_remainder),
+    Procedure("cancel_ceil_floor", (Add,), cancel_ceil_floor),
+)
