@@ -9,6 +9,7 @@ end-to-end run through the command line (indexalg only, in a worker process).
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,3 +210,68 @@ def test_command_line_prints_the_table(capsys: pytest.CaptureFixture[str]) -> No
     assert "generated corpus (8 expressions, seed 0)" in out
     assert "| indexalg ia.simplify | cold (fresh process) | 8 | 0 | 0 |" in out
     assert "| input (8 common of 8) |" in out
+
+
+# --- bench.compare -----------------------------------------------------------------------
+
+
+def test_compare_generator_is_seeded_distinct_and_well_formed() -> None:
+    from bench.compare import FAMILIES, NAMED, all_cases, generate
+
+    a = generate(40, seed=1)
+    assert a == generate(40, seed=1) and a != generate(40, seed=2)
+    assert len({(c.text, c.ranges) for c in a}) == 40
+    assert len({c.workload for c in a}) == len({f.__name__ for f in FAMILIES})
+    cases = all_cases(12, seed=0)
+    assert cases[: len(NAMED)] == list(NAMED) and len(cases) == len(NAMED) + 12
+    for c in cases:
+        e = ia.parse(c.text)
+        ia.as_ranges(c.ranges_spec())
+        assert "Div" in c.text or "Mod" in c.text, c.text
+        assert {s.name for s in e.free_symbols} <= {n for n, _, _ in c.ranges}
+        assert {n for n, _ in c.loop_sizes} <= {n for n, _, _ in c.ranges}
+
+
+def test_compare_finds_losses_against_another_system() -> None:
+    from bench.compare import NAMED, losses, losses_markdown, report
+    from bench.simplify import CaseResult, System, SystemReport
+
+    cases = list(NAMED[:4])
+    systems = [s for s in SYSTEMS if s.key == "indexalg"]
+    bench = run_benchmark(cases, systems, source="smoke", points=8, in_process=True)
+    (rep,) = bench.reports
+    assert rep.count("ok") == 4 and not rep.mismatches
+    # a made-up system that answers 0 div/mod everywhere: indexalg loses where it keeps one
+    other = SystemReport(
+        System("other", "Other", "cold", "warm", "indexalg"),
+        [CaseResult("ok", "x", cold_ns=1, warm_ns=1) for _ in cases],
+    )
+    for i in range(len(cases)):
+        other.outputs[i] = ia.parse("x")
+        other.counts[i] = op_counts(other.outputs[i])
+    bench.reports.append(other)
+    lost = losses(bench, "other")
+    assert [x.index for x in lost] == [i for i in range(4) if rep.counts[i].divmod > 0]
+    text = report(bench, command="smoke", commit="abc")
+    assert "| Other | 4 | 0 | 0 | 0 (0) |" in text
+    assert f"Where indexalg leaves more div/mod than other ({len(lost)} expressions)" in text
+    md = losses_markdown(bench, commit="abc", command="smoke")
+    assert f"## Losses to Other: {len(lost)}" in md and "### named" in md
+
+
+def test_compare_command_line_without_tvm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.compare import main as compare_main
+
+    out_jsonl, out_md = tmp_path / "per.jsonl", tmp_path / "losses.md"
+    argv = ["-n", "6", "--no-tvm", "--no-inductor", "--in-process", "--points", "4"]
+    argv += ["--per-expression", str(out_jsonl), "--losses-md", str(out_md)]
+    assert compare_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| input (14 common of 14) |" in out
+    assert "| indexalg ia.simplify | 14 | 0 | 0 |" in out
+    lines = out_jsonl.read_text().splitlines()
+    assert len(lines) == 14
+    assert json.loads(lines[0])["indexalg"]["status"] == "ok"
+    assert out_md.read_text().startswith("# bench.compare")

@@ -18,6 +18,14 @@ torch version):
 * ``--blocks-out``: unique kernel accesses in the block-pointer / tensor-descriptor
   modes, with the BlockPatternMatcher calls and Inductor's decision;
 * ``--stats-out``: counts, per-case timings and failures.
+
+``--dynamic-heavy`` harvests the other workload set, ``bench.corpus.dynamic_workloads``,
+with symbolic sizes only (shape modes ``dynamic`` and ``mark_dynamic_dims``:
+``torch._dynamo.mark_dynamic`` on several dims of every input), into
+``dynamic.jsonl.gz`` / ``dynamic_blocks.jsonl.gz`` / ``dynamic_stats.json``, leaving out
+the entries already in ``corpus.jsonl.gz`` (``--exclude``)::
+
+    python -m bench.corpus.harvest --dynamic-heavy
 """
 
 from __future__ import annotations
@@ -70,6 +78,26 @@ MODES: dict[str, dict[str, Any]] = {
 }
 BLOCK_MODES = frozenset(m for m, p in MODES.items() if p)
 SHAPE_MODES = ("static", "dynamic", "mark_dynamic")
+# The shape modes of the dynamic-heavy set: ``mark_dynamic_dims`` marks the dims chosen by
+# the workload's ``marks`` (``torch._dynamo.mark_dynamic``; where Inductor specialises a
+# marked dim, the case is compiled again with ``maybe_mark_dynamic``).
+DYNAMIC_HEAVY_SHAPE_MODES = ("dynamic", "mark_dynamic_dims")
+ALL_SHAPE_MODES = (*SHAPE_MODES, "mark_dynamic_dims")
+
+# Workload sets: the module whose ``WORKLOADS`` list a case's workload is taken from.
+WORKLOAD_SETS: dict[str, str] = {
+    "default": "bench.corpus.workloads",
+    "dynamic": "bench.corpus.dynamic_workloads",
+}
+
+
+def workloads_of(workload_set: str) -> list[Any]:
+    """The ``WORKLOADS`` list of a workload set."""
+    import importlib
+
+    module: Any = importlib.import_module(WORKLOAD_SETS[workload_set])
+    return list(module.WORKLOADS)
+
 
 # Config shared by every case.
 BASE_CONFIG: dict[str, Any] = {
@@ -90,6 +118,7 @@ class Case:
     size: tuple[int, ...]
     shape_mode: str
     mode: str
+    workload_set: str = "default"
 
     @property
     def dynamic(self) -> bool:
@@ -113,6 +142,8 @@ class CaseResult:
     block_ptr_kernels: int = 0
     tensor_descriptor_kernels: int = 0
     error: str | None = None
+    # mark_dynamic_dims: the marked dims were specialised, compiled with maybe_mark_dynamic
+    mark_fallback: bool = False
 
 
 # ---------------------------------------------------------------------------
@@ -148,13 +179,20 @@ def _find(exc: BaseException | None, kind: type[BaseException]) -> bool:
 
 
 def run_case(case: Case) -> CaseResult:
+    result = _run_case(case, strict_marks=True)
+    if case.shape_mode == "mark_dynamic_dims" and result.status == "failed":
+        result = _run_case(case, strict_marks=False)
+        result.mark_fallback = True
+    return result
+
+
+def _run_case(case: Case, strict_marks: bool) -> CaseResult:
     import torch
     import torch._inductor.config as inductor_config
 
     from bench.corpus import hooks
-    from bench.corpus.workloads import WORKLOADS
 
-    workload = next(w for w in WORKLOADS if w.name == case.workload)
+    workload = next(w for w in workloads_of(case.workload_set) if w.name == case.workload)
     recorder = hooks.RECORDER
     torch._dynamo.reset()
     recorder.reset()
@@ -164,6 +202,11 @@ def run_case(case: Case) -> CaseResult:
         for tensor in inputs:
             if tensor.dim() > 0 and tensor.shape[0] > 1:
                 torch._dynamo.maybe_mark_dynamic(tensor, 0)
+    elif case.shape_mode == "mark_dynamic_dims":
+        mark = torch._dynamo.mark_dynamic if strict_marks else torch._dynamo.maybe_mark_dynamic
+        for position, dims in workload.marks(inputs):
+            for dim in dims:
+                mark(inputs[position], dim)
     compiled = torch.compile(
         workload.fn, fullgraph=True, dynamic=True if case.shape_mode == "dynamic" else None
     )
@@ -391,17 +434,19 @@ PLAN: dict[str, tuple[str, ...]] = {
     "static": tuple(MODES),
     "dynamic": tuple(MODES),
     "mark_dynamic": ("default", "block_ptr_1d"),
+    "mark_dynamic_dims": ("default", "block_ptr_1d", "block_ptr_nd"),
 }
 
 
 def build_cases(
-    workload_names: Iterable[str] | None, modes: Sequence[str], shape_modes: Sequence[str]
+    workload_names: Iterable[str] | None,
+    modes: Sequence[str],
+    shape_modes: Sequence[str],
+    workload_set: str = "default",
 ) -> list[Case]:
-    from bench.corpus.workloads import WORKLOADS
-
     wanted = set(workload_names) if workload_names else None
     cases: list[Case] = []
-    for workload in WORKLOADS:
+    for workload in workloads_of(workload_set):
         if wanted is not None and workload.name not in wanted:
             continue
         for shape_mode in shape_modes:
@@ -409,7 +454,15 @@ def build_cases(
                 for mode in PLAN[shape_mode]:
                     if mode in modes:
                         cases.append(
-                            Case(len(cases), workload.name, workload.kind, size, shape_mode, mode)
+                            Case(
+                                len(cases),
+                                workload.name,
+                                workload.kind,
+                                size,
+                                shape_mode,
+                                mode,
+                                workload_set,
+                            )
                         )
     return cases
 
@@ -426,14 +479,14 @@ def compute_stats(
     blocks: Sequence[dict[str, Any]],
     results: Sequence[CaseResult],
     seconds: float,
+    workload_set: str = "default",
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    from bench.corpus.workloads import WORKLOADS
-
-    kind_of = {w.name: w.kind for w in WORKLOADS}
+    kind_of = {w.name: w.kind for w in workloads_of(workload_set)}
     failures = [{"case": r.case.label(), "error": r.error} for r in results if r.status == "failed"]
     no_graph = [r.case.label() for r in results if r.status == "no_graph"]
     kernel_blocks = [b for b in blocks if b["source"] == "kernel_access"]
-    return {
+    stats = {
         "entries": len(corpus),
         "entries_changed_by_inductor": sum(r["changed"] for r in corpus),
         "entries_with_divmod": sum(r["divmod_ops"] > 0 for r in corpus),
@@ -480,6 +533,33 @@ def compute_stats(
             for name in sorted({r.case.workload for r in results})
         },
     }
+    if workload_set != "default":
+        stats["entries_with_symbolic_ranges"] = sum(map(has_symbolic_ranges, corpus))
+        stats["entries_with_divmod_and_symbolic_ranges"] = sum(
+            r["divmod_ops"] > 0 and has_symbolic_ranges(r) for r in corpus
+        )
+        stats["distinct_expressions"] = len({r["expr"] for r in corpus})
+        stats["cases_mark_fallback"] = [r.case.label() for r in results if r.mark_fallback]
+    stats.update(extra or {})
+    return stats
+
+
+def has_symbolic_ranges(record: dict[str, Any]) -> bool:
+    """A loop variable's bound is an expression, or a size symbol (from the shape env, or
+    precomputed) occurs in the expression or its bounds."""
+    return any(isinstance(b, str) for lo_hi in record["var_ranges"].values() for b in lo_hi) or any(
+        i["range_source"] == "shape_env" or "precomputed" in i for i in record["symbols"].values()
+    )
+
+
+def exclude_entries(corpus: list[dict[str, Any]], path: Path) -> tuple[list[dict[str, Any]], int]:
+    """``corpus`` without the entries (same expression and ranges) of the corpus at ``path``;
+    and how many were left out."""
+    from bench.corpus.load import load_corpus
+
+    known = {(r["expr"], _ranges_key(r)) for r in load_corpus(path)}
+    kept = [r for r in corpus if (r["expr"], _ranges_key(r)) not in known]
+    return kept, len(corpus) - len(kept)
 
 
 def harvest(cases: Sequence[Case], jobs: int) -> list[CaseResult]:
@@ -508,7 +588,19 @@ def harvest(cases: Sequence[Case], jobs: int) -> list[CaseResult]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=HERE / "corpus.jsonl.gz")
+    parser.add_argument(
+        "--dynamic-heavy",
+        action="store_true",
+        help="the dynamic-shape workload set (bench.corpus.dynamic_workloads), symbolic "
+        "shape modes only, into dynamic*.json[l.gz], without corpus.jsonl.gz's entries",
+    )
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        default=None,
+        help="leave out the entries of this corpus (default with --dynamic-heavy: corpus.jsonl.gz)",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="default: corpus.jsonl.gz")
     parser.add_argument(
         "--blocks-out", type=Path, default=None, help="default: blocks.jsonl.gz next to --out"
     )
@@ -518,25 +610,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--workloads", nargs="*", default=None, help="only these workloads")
     parser.add_argument("--modes", nargs="*", default=list(MODES), choices=list(MODES))
-    parser.add_argument("--shape-modes", nargs="*", default=list(SHAPE_MODES), choices=SHAPE_MODES)
+    parser.add_argument("--shape-modes", nargs="*", default=None, choices=ALL_SHAPE_MODES)
     args = parser.parse_args(argv)
 
-    blocks_out = args.blocks_out or args.out.with_name("blocks.jsonl.gz")
-    stats_out = args.stats_out or args.out.with_name("corpus_stats.json")
+    heavy = args.dynamic_heavy
+    workload_set = "dynamic" if heavy else "default"
+    prefix = "dynamic" if heavy else ""
+    out = args.out or HERE / ("dynamic.jsonl.gz" if heavy else "corpus.jsonl.gz")
+    blocks_out = args.blocks_out or out.with_name(f"{prefix}{'_' if prefix else ''}blocks.jsonl.gz")
+    stats_out = args.stats_out or out.with_name(f"{prefix or 'corpus'}_stats.json")
+    shape_modes = args.shape_modes or list(DYNAMIC_HEAVY_SHAPE_MODES if heavy else SHAPE_MODES)
+    exclude = args.exclude or (HERE / "corpus.jsonl.gz" if heavy else None)
 
     start = time.perf_counter()
-    cases = build_cases(args.workloads, args.modes, args.shape_modes)
+    cases = build_cases(args.workloads, args.modes, shape_modes, workload_set)
     print(f"{len(cases)} cases, {args.jobs} workers", file=sys.stderr)
     results = harvest(cases, args.jobs)
     corpus = merge_corpus(results)
+    extra: dict[str, Any] = {}
+    if exclude is not None and exclude.exists() and exclude.resolve() != out.resolve():
+        corpus, dropped = exclude_entries(corpus, exclude)
+        extra = {"excluded_from": exclude.name, "entries_excluded": dropped}
     blocks = merge_blocks(results)
-    write_jsonl_gz(args.out, corpus)
+    write_jsonl_gz(out, corpus)
     write_jsonl_gz(blocks_out, blocks)
-    stats = compute_stats(corpus, blocks, results, time.perf_counter() - start)
+    stats = compute_stats(corpus, blocks, results, time.perf_counter() - start, workload_set, extra)
     stats_out.write_text(json.dumps(stats, indent=1) + "\n")
 
     print(
-        f"{stats['entries']} unique entries -> {args.out}; {stats['block_records']} block "
+        f"{stats['entries']} unique entries -> {out}; {stats['block_records']} block "
         f"records -> {blocks_out}; {stats['cases_failed']} failed cases; "
         f"{stats['harvest_seconds']}s",
         file=sys.stderr,
