@@ -39,7 +39,7 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
     by ``x2 + 3*y1``), which are assumptions the analyses use wherever that expression
     occurs.  The mapping itself holds the symbols only."""
 
-    __slots__ = ("_items", "_key", "facts")
+    __slots__ = ("_items", "_key", "_hash", "facts")
 
     def __init__(
         self,
@@ -56,6 +56,7 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
             tuple((k, lo, hi) for k, (lo, hi) in ordered),
             tuple((k, lo, hi) for k, (lo, hi) in fact_items),
         )
+        self._hash = hash(self._key)
 
     def __getitem__(self, key: Expr) -> tuple[Bound, Bound]:
         return self._items[key]
@@ -70,10 +71,12 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         return len(self._items)
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Ranges) and other._key == self._key
+        return self is other or (
+            isinstance(other, Ranges) and other._hash == self._hash and other._key == self._key
+        )
 
     def __repr__(self) -> str:
         parts = []
@@ -205,11 +208,28 @@ def as_ranges(ranges: RangesLike) -> Ranges:
             out[key] = _normalise_one(key.payload, spec)
         else:
             facts[key] = _normalise_one(str(key), spec)
-    cycle = _find_cycle(out)
+    cycle = _find_cycle(out) if _may_cycle(out) else None
     if cycle is not None:
         path = " -> ".join(str(s) for s in cycle)
         raise RangeError(f"the ranges refer to each other in a cycle: {path}")
     return Ranges(out, facts)
+
+
+def _may_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> bool:
+    """Whether a cycle is possible: every symbol of a cycle has a bound that mentions the
+    next, so some bound must mention a symbol whose own range has a non-literal bound."""
+    linked = {sym: pair for sym, pair in ranges.items() if _non_literal(pair)}
+    if not linked:
+        return False
+    return any(
+        b is not None and not b.symbol_set.isdisjoint(linked)
+        for pair in linked.values()
+        for b in pair
+    )
+
+
+def _non_literal(pair: tuple[Bound, Bound]) -> bool:
+    return any(b is not None and type(b) is not Integer for b in pair)
 
 
 def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None:

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num, finite
-from indexalg.expr import Add, Expr, Symbol, mul
+from indexalg.expr import Add, Expr, Integer, Symbol, mul
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 
 __all__ = [
@@ -145,7 +145,16 @@ class Context:
         """The ranged symbols whose ranges ``is_empty`` proves empty (computed once)."""
         if self._empty is None:
             self._empty = frozenset()  # while computing: no recursion through here
-            self._empty = frozenset(s for s in self.ranges if is_empty(s))
+            # a range given by literals was checked when the ranges were read; a range open
+            # on a side is never empty: only two-sided symbolic ranges need the analysis
+            self._empty = frozenset(
+                s
+                for s, (lo, hi) in self.ranges.items()
+                if lo is not None
+                and hi is not None
+                and (type(lo) is not Integer or type(hi) is not Integer)
+                and is_empty(s)
+            )
         return self._empty
 
     def trim(self) -> None:

@@ -107,16 +107,22 @@ def _meet(a: Interval, b: Interval) -> Interval:
 
 
 def _mul_num(a: Num, b: Num) -> Num:
-    if a == 0 or b == 0:
+    """A product of bounds; 0 times an infinite bound is 0 (the bound is never reached)."""
+    if (type(a) is int and a == 0) or (type(b) is int and b == 0):
         return 0
     return a * b
 
 
 def imul(a: Interval, b: Interval) -> Interval:
     """Product of two intervals."""
-    if a[0] == a[1] == 0 or b[0] == b[1] == 0:
+    a0, a1 = a
+    b0, b1 = b
+    if type(a0) is int and type(a1) is int and type(b0) is int and type(b1) is int:
+        p, q, r, s = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+        return min(p, q, r, s), max(p, q, r, s)
+    if a0 == a1 == 0 or b0 == b1 == 0:
         return 0, 0
-    cs = (_mul_num(a[0], b[0]), _mul_num(a[0], b[1]), _mul_num(a[1], b[0]), _mul_num(a[1], b[1]))
+    cs = (_mul_num(a0, b0), _mul_num(a0, b1), _mul_num(a1, b0), _mul_num(a1, b1))
     return min(cs), max(cs)
 
 
@@ -219,7 +225,7 @@ def bounded_symbols(ctx: Context) -> frozenset[Expr]:
         ctx.bounded_cache = ctx.dependent | frozenset(
             s
             for s in ctx.eliminable
-            if not any(isinstance(v, Infinity) for v in symbol_interval(s, ctx))
+            if all(type(v) is int for v in symbol_interval(s, ctx))
         )
     return ctx.bounded_cache
 
@@ -228,20 +234,29 @@ def _add(e: Expr, ctx: Context) -> Interval:
     quad = _quadratic(e, ctx)
     if quad is not None:
         return quad
-    lo: Num = e.payload
-    hi: Num = e.payload
+    lo: int = e.payload
+    hi: int = e.payload
+    # ints are summed directly; an infinite side makes the sum's side infinite (a lower
+    # bound of +inf only comes from an empty interval: read it as -inf, which is sound)
+    lo_inf = hi_inf = False
     terms = e.args
     paired = _decorrelate(terms, ctx)
     if paired is not None:
-        (plo, phi), used = paired
-        lo += plo
-        hi += phi
+        part, used = paired
         terms = tuple(t for i, t in enumerate(terms) if i not in used)
-    for t in terms:
-        tl, th = interval(t, ctx)
-        lo += tl
-        hi += th
-    return lo, hi
+        parts = (part, *(interval(t, ctx) for t in terms))
+    else:
+        parts = tuple(interval(t, ctx) for t in terms)
+    for tl, th in parts:
+        if type(tl) is int:
+            lo += tl
+        else:
+            lo_inf = True
+        if type(th) is int:
+            hi += th
+        else:
+            hi_inf = True
+    return (NEG_INF if lo_inf else lo), (INF if hi_inf else hi)
 
 
 def _quadratic(e: Expr, ctx: Context) -> Interval | None:
@@ -249,6 +264,11 @@ def _quadratic(e: Expr, ctx: Context) -> Interval | None:
     the integers of ``v``'s interval lie at the ends and beside the vertex ``-b / 2a``
     (the terms are correlated; bounding them apart gives ``(x - 4)*(x - 4)``, expanded,
     on [0, 63] the bounds [-488, 3985] instead of [0, 3481])."""
+    for t in e.args:  # fast exit: no square term
+        if type(t) is Mul and len(t.args) == 2 and t.args[0] is t.args[1]:
+            break
+    else:
+        return None
     base: Expr | None = None
     a = b = 0
     for t in e.args:
@@ -323,7 +343,14 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
 
 def _mul(e: Expr, ctx: Context) -> Interval:
     c: int = e.payload
+    args = e.args
+    if len(args) == 1:
+        return imul(interval(args[0], ctx), (c, c))
     acc: Interval = (1, 1)
+    if len(set(args)) == len(args):
+        for f in args:
+            acc = imul(acc, interval(f, ctx))
+        return imul(acc, (c, c))
     # a factor repeated k times is a power: bounded exactly (x*x is >= 0), not as a product
     # of independent factors (which gives x*x on [-3, 3] the bounds [-9, 9])
     powers: dict[Expr, int] = {}

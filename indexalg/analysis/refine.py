@@ -5,9 +5,9 @@ from __future__ import annotations
 from indexalg.analysis.context import Context
 from indexalg.analysis.decide import decide_in
 from indexalg.analysis.interval import interval
-from indexalg.analysis.symbolic import sym_bound
+from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import RangeError
-from indexalg.expr import And, Eq, Expr, Le, Lt, Max, Min, Not, Or, Symbol, add
+from indexalg.expr import And, Eq, Expr, Integer, Le, Lt, Max, Min, Not, Or, Symbol, add
 
 __all__ = ["refine", "range_is_empty", "empty_domain", "require_points"]
 
@@ -92,8 +92,17 @@ def range_is_empty(ctx: Context, sym: Expr) -> bool:
     if lo_e is None or hi_e is None:
         return False
 
+    if type(lo_e) is Integer and type(hi_e) is Integer:
+        return bool(lo_e.payload > hi_e.payload)
     if interval(lo_e, ctx)[0] > interval(hi_e, ctx)[1]:
         return True
+    if type(lo_e) is Integer or type(hi_e) is Integer:
+        return False  # the difference's bounds are the numeric check's
+    gap = add(hi_e, -lo_e)  # the canonical difference cancels what the bounds share
+    if interval(gap, ctx)[1] < 0:
+        return True
+    if not mentions_dependent(gap, ctx):
+        return False
     # the symbolic difference decides emptiness where numbers cannot (not from inside
     # another emptiness check: bounds holding Where would recurse)
     query = ctx.query
@@ -101,10 +110,10 @@ def range_is_empty(ctx: Context, sym: Expr) -> bool:
         return False
     query.checking_emptiness = True
     try:
-        gap = sym_bound(add(hi_e, -lo_e), ctx, upper=True)
+        gap_bound = sym_bound(gap, ctx, upper=True)
     finally:
         query.checking_emptiness = False
-    return gap is not None and interval(gap, ctx)[1] < 0
+    return gap_bound is not None and interval(gap_bound, ctx)[1] < 0
 
 
 def require_points(e: Expr, ctx: Context) -> None:

@@ -15,7 +15,7 @@ interval.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.infinity import Infinity
@@ -59,8 +59,7 @@ __all__ = [
 _DEPTH = 16
 
 
-@dataclass(frozen=True)
-class Side:
+class Side(NamedTuple):
     """Which bound a handler computes: ``upper`` or lower, at recursion ``depth``, over the
     symbols not in ``elim``."""
 

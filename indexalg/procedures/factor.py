@@ -150,11 +150,13 @@ def scale_out_remainder(e: Expr, ctx: Context) -> Expr | None:
 def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
     """A sum's ``k*CeilDiv(b, d)`` written as ``-k*FloorDiv(-b, d)`` (``-k*FloorDiv(b, -d)``
     for a negative literal ``d``) where that cancels another term's division."""
-    before = division_count(e)
+    before = -1
     for i, t in enumerate(e.args):
         k, factors = term_factors(t)
         if len(factors) != 1 or type(factors[0]) is not CeilDiv:
             continue
+        if before < 0:
+            before = division_count(e)
         b, d = factors[0].args
         if type(d) is Integer and d.payload < 0:
             floor = FloorDiv.make(b, integer(-d.payload))
