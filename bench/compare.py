@@ -30,7 +30,6 @@ import argparse
 import datetime
 import json
 import random
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from bench.simplify import (
     Case,
     append_results,
     available_systems,
+    git_commit,
     run_benchmark,
 )
 
@@ -470,27 +470,6 @@ def _ranges_text(c: Case) -> str:
     )
 
 
-def _git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "log", "-1", "--format=%h"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=RESULTS_PATH.parent.parent,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "indexalg"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=RESULTS_PATH.parent.parent,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out + (" (indexalg/ has uncommitted changes)" if dirty else "")
-
-
 def totals_table(bench: Benchmark) -> str:
     """Per system, over the common cases: div/mod and ops left, and how many it took."""
     common = bench.common()
@@ -670,6 +649,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--losses-md", metavar="PATH", help="write the losses, grouped by family")
     p.add_argument("--examples", type=int, default=None, help="losses listed per system")
     p.add_argument("--append-results", action="store_true", help="prepend to bench/RESULTS.md")
+    p.add_argument(
+        "--results-file", type=Path, default=RESULTS_PATH, help="the file --append-results edits"
+    )
+    p.add_argument(
+        "--commit", help="the commit measured, for the report (default: this checkout's HEAD)"
+    )
     args = p.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -677,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cases = all_cases(args.n, args.seed)
     systems = available_systems(tvm=not args.no_tvm, inductor=not args.no_inductor)
-    commit = _git_commit()
+    commit = args.commit or git_commit()
     bench = run_benchmark(
         cases,
         systems,
@@ -707,8 +692,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         log(f"wrote {args.losses_md}")
     if args.append_results:
-        append_results(report(bench, command=command, commit=commit, examples=10))
-        log(f"appended to {RESULTS_PATH}")
+        append_results(
+            report(bench, command=command, commit=commit, examples=10), args.results_file
+        )
+        log(f"appended to {args.results_file}")
     return 0
 
 

@@ -51,6 +51,7 @@ import importlib.util
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -1205,15 +1206,39 @@ def run_benchmark(
     return bench
 
 
-def render(bench: Benchmark, *, command: str) -> str:
+def git_commit(root: Path = ROOT) -> str:
+    """The commit checked out at ``root`` (short hash), marked when ``indexalg/`` has
+    uncommitted changes; "unknown" outside a git checkout."""
+    try:
+        head = subprocess.run(
+            ["git", "log", "-1", "--format=%h"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "indexalg"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" (with uncommitted changes under indexalg/)" if dirty else "")
+
+
+def render(bench: Benchmark, *, command: str, commit: str | None = None) -> str:
     """The report: header, machine, table, comparisons, mismatches."""
     m = machine_info()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     common = bench.common()
+    at = f"indexalg at commit {commit}; " if commit else ""
     lines = [
         f"## {when}: {bench.source}",
         "",
-        f"`{command}`; machine: {m['nproc']} CPUs ({m['cpu']}), Python {m['python']}, "
+        f"`{command}`; {at}machine: {m['nproc']} CPUs ({m['cpu']}), Python {m['python']}, "
         f"torch {m['torch']}, sympy {m['sympy']}, apache-tvm {m['tvm']}; "
         f"{len(bench.cases)} expressions, {len(common)} taken by every system; "
         f"{bench.points} points per expression; timed with "
@@ -1290,7 +1315,8 @@ def load_cases(args: argparse.Namespace, log: Callable[[str], None]) -> tuple[li
             source = f"generated corpus (300 expressions, seed {args.seed})"
         else:
             cases = cases_from_corpus(load_corpus(path))
-            source = f"Inductor corpus {path.name} ({len(cases)} expressions)"
+            kind = "dynamic-shape corpus" if path.name.startswith("dynamic") else "corpus"
+            source = f"Inductor {kind} {path.name} ({len(cases)} expressions)"
     if args.quick:
         cases = quick_subset(cases)
         source += f", quick subset of {len(cases)}"
@@ -1318,6 +1344,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-inductor", action="store_true")
     p.add_argument("--profile", action="store_true", help="cProfile indexalg's cold pass")
     p.add_argument("--append-results", action="store_true", help="prepend to bench/RESULTS.md")
+    p.add_argument(
+        "--results-file", type=Path, default=RESULTS_PATH, help="the file --append-results edits"
+    )
+    p.add_argument(
+        "--commit", help="the commit measured, for the report (default: this checkout's HEAD)"
+    )
     p.add_argument("--worker", choices=[*WORKERS, "profile"], help=argparse.SUPPRESS)
     p.add_argument("--in", dest="src", help=argparse.SUPPRESS)
     p.add_argument("--out", dest="dst", help=argparse.SUPPRESS)
@@ -1343,7 +1375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python -m bench.simplify" + "".join(
         f" {a}" for a in (argv if argv is not None else sys.argv[1:])
     )
-    text = render(bench, command=command)
+    text = render(bench, command=command, commit=args.commit or git_commit())
     print(text)
     for line in [*bench.worse_examples(), *bench.slowest()]:
         print(line)
@@ -1355,8 +1387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ncProfile of indexalg's cold pass (top 25 by cumulative time):")
         print(bench.profile)
     if args.append_results:
-        append_results(text)
-        log(f"appended to {RESULTS_PATH}")
+        append_results(text, args.results_file)
+        log(f"appended to {args.results_file}")
     return 0
 
 
