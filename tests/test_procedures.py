@@ -62,6 +62,8 @@ CASES = [
     Case("scale_out_remainder", "ModularIndexing(4*a, 1, 8)", {}, "4*ModularIndexing(a, 1, 2)"),
     Case("scale_out_remainder", "ModularIndexing(6*a + 3*b + 9, 1, 12)", {}, "3*ModularIndexing(2*a + b + 3, 1, 4)"),
     Case("cancel_ceil_floor", "CeilDiv(x, -3) + FloorDiv(x, 3)", {}, "0"),
+    Case("cancel_ceil_floor", "CeilDiv(x + 1, 7) - FloorDiv(x + 7, 7)", {}, "0"),
+    Case("cancel_ceil_floor", "2*CeilDiv(x, 8) + 3*((x + 15) // 8)", {}, "5*((x + 15) // 8) - 2"),
     Case("cancel_ceil_floor", "-x // 2 + CeilDiv(x, 2) + y", {}, "y"),
     Case("cancel_ceil_floor", "2*CeilDiv(x, s0) + 2*((-x) // s0)", SMALL, "0"),
 ]

@@ -149,7 +149,10 @@ def scale_out_remainder(e: Expr, ctx: Context) -> Expr | None:
 
 def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
     """A sum's ``k*CeilDiv(b, d)`` written as ``-k*FloorDiv(-b, d)`` (``-k*FloorDiv(b, -d)``
-    for a negative literal ``d``) where that cancels another term's division."""
+    for a negative literal ``d``) where that cancels another term's division, or as
+    ``k*FloorDiv(b + d - 1, d)`` for a literal ``d > 0`` where the sum holds a floor
+    division ``b2 // d`` with ``b + d - 1 - b2`` a multiple ``q*d`` of ``d``: the term becomes
+    ``k*(b2 // d + q)`` and meets the other (``CeilDiv(x, 8) - (x + 7) // 8 == 0``)."""
     before = -1
     for i, t in enumerate(e.args):
         k, factors = term_factors(t)
@@ -158,14 +161,36 @@ def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
         if before < 0:
             before = division_count(e)
         b, d = factors[0].args
+        rest = tuple(u for j, u in enumerate(e.args) if j != i)
         if type(d) is Integer and d.payload < 0:
             floor = FloorDiv.make(b, integer(-d.payload))
         else:
             floor = FloorDiv.make(mul(-1, b), d)
-        rest = (u for j, u in enumerate(e.args) if j != i)
         out = add(e.payload, mul(-k, floor), *rest)
         if division_count(out) < before:
             return out
+        if type(d) is Integer and d.payload > 0:
+            met = _meeting_floordiv(add(b, d.payload - 1), d.payload, rest)
+            if met is not None:
+                floor2, q = met
+                return add(e.payload, mul(k, floor2), k * q, *rest)
+    return None
+
+
+def _meeting_floordiv(
+    num: Expr, d: int, terms: tuple[Expr, ...]
+) -> tuple[Expr, int] | None:
+    """A term's floor division ``b2 // d`` with ``num - b2 == q*d``: (that division, q)."""
+    for t in terms:
+        factors = term_factors(t)[1]
+        if len(factors) != 1 or type(factors[0]) is not FloorDiv:
+            continue
+        b2, d2 = factors[0].args
+        if type(d2) is not Integer or d2.payload != d:
+            continue
+        delta = add(num, mul(-1, b2))
+        if type(delta) is Integer and delta.payload % d == 0:
+            return factors[0], delta.payload // d
     return None
 
 

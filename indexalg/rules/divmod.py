@@ -6,7 +6,7 @@ gives non-zero divisors and ModularIndexing's d, m >= 1.
 
 from __future__ import annotations
 
-from indexalg.expr import FloorDiv, Mod, ModularIndexing
+from indexalg.expr import CeilDiv, FloorDiv, Mod, ModularIndexing
 from indexalg.rules.base import Rule, RuleSet, divides, le, pos, wilds
 
 x, y, z, d, m, d2, m2 = wilds("x y z d m d2 m2")
@@ -25,6 +25,14 @@ DIVMOD = RuleSet(
             "floordiv_of_floordiv",
             FloorDiv(FloorDiv(x, y), z),
             FloorDiv(x, y * z),
+            when=pos(z),
+        ),
+        # ceil(ceil(x/y)/z) == ceil(x/(y*z)) for any y != 0 when z > 0: the mirror image
+        # (ceil(v) == -floor(-v)) of floordiv_of_floordiv.
+        Rule(
+            "ceildiv_of_ceildiv",
+            CeilDiv(CeilDiv(x, y), z),
+            CeilDiv(x, y * z),
             when=pos(z),
         ),
         # x mod y ≡ x (mod z) when z | y, and a remainder depends only on the class.
