@@ -275,3 +275,16 @@ def test_compare_command_line_without_tvm(
     assert len(lines) == 14
     assert json.loads(lines[0])["indexalg"]["status"] == "ok"
     assert out_md.read_text().startswith("# bench.compare")
+
+
+def test_a_bound_indexalg_cannot_read_skips_the_case_without_failing_the_run() -> None:
+    cases = [
+        Case("FloorDiv(x0, 2)", (("s0", 2, None), ("x0", 0, "4*TruncToInt(0.5*ToFloat(s0)) - 1")),
+             (("x0", "4*TruncToInt(0.5*ToFloat(s0))"),)),
+        Case("FloorDiv(x0, 2)", (("x0", 0, 15),), (("x0", 16),)),
+    ]
+    systems = [s for s in SYSTEMS if s.key == "indexalg"]
+    bench = run_benchmark(cases, systems, source="smoke", points=4, in_process=True)
+    (rep,) = bench.reports
+    assert [r.status for r in rep.results] == ["skipped", "ok"]
+    assert bench.common() == [1] and not rep.mismatches
