@@ -392,3 +392,32 @@ def test_bounds_looseness_measures_symbolic_bounds_per_size() -> None:
     loose = (ia.Integer(0), ia.parse("2*s0 + 5"))
     assert exhaustive.bounds_looseness(e, r, loose, pts) == "worse"
     assert exhaustive.bounds_looseness(e, {"x": (0, None)}, (0, None), pts) is None
+
+
+def test_check_exact_bounds_reports_a_slow_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from indexalg.testing.oracles import PropertyFailure
+
+    def slow(e: Any, r: Any = None, *, exact: bool = False) -> tuple[int, int]:
+        time.sleep(5)
+        return (0, 0)
+
+    monkeypatch.setattr(ia, "bounds", slow)
+    start = time.perf_counter()
+    with pytest.raises(PropertyFailure) as info:
+        exhaustive.check_exact_bounds(ia.parse("x"), {"x": 1}, [{"x": 0}], timeout=0.5)
+    assert time.perf_counter() - start < 3
+    assert info.value.case.kind == "exact bounds too slow"
+    assert info.value.case.command.endswith("--exact")
+
+
+def test_check_exact_bounds_wants_the_exact_range_on_finite_domains(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from indexalg.testing.oracles import PropertyFailure
+
+    monkeypatch.setattr(ia, "bounds", lambda e, r=None, *, exact=False: (-1, 9))
+    points = [{"x": v} for v in range(4)]
+    with pytest.raises(PropertyFailure, match="the exact lo is 0"):
+        exhaustive.check_exact_bounds(ia.parse("x*x"), {"x": 4}, points)

@@ -361,40 +361,93 @@ def bounds_looseness(
     return worst
 
 
+class _TooSlow(Exception):
+    pass
+
+
+def _raise_too_slow(signum: int, frame: object) -> None:
+    raise _TooSlow
+
+
 def check_exact_bounds(
     e: Expr,
     ranges: RangesLike,
     points: Sequence[Mapping[str, int]],
     *,
     prop: str = "exact",
+    timeout: float | None = 10.0,
 ) -> tuple[object, object]:
-    """``indexalg.bounds(e, ranges, exact=True)`` (Z3's optimiser): every value at
-    ``points`` lies inside, and when the domain is finite (``points`` are all of it) a
-    numeric side equals the exact one.  Raises
+    """``indexalg.bounds(e, ranges, exact=True)`` (Z3): every value at ``points`` lies
+    inside, and when the domain is finite (``points`` are all of it) a numeric side equals
+    the exact one; the answer comes within ``timeout`` seconds (checked with a timer signal
+    where one is available: the main thread on Unix).  Raises
     :class:`~indexalg.testing.oracles.PropertyFailure`; returns ``(lo, hi)``."""
+    import signal
+    import threading
+
     from indexalg import bounds
     from indexalg.testing.oracles import _fail, check_bounds
 
-    def exact(x: Expr, r: RangesLike) -> tuple[object, object]:
-        return bounds(x, r, exact=True)
+    timed = (
+        timeout is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
 
-    found = check_bounds(e, ranges, points, bounds=exact, prop=prop)
-    if not points or not finite_domain(e, ranges):
-        return found
-    names = tuple(sorted(points[0]))
-    ex = exact_range(e, points, names)
-    if ex is None:
-        return found
-    for side, got, want in (("lo", found[0], ex[0]), ("hi", found[1], ex[1])):
-        value = got.payload if isinstance(got, Expr) and type(got) is Integer else got
-        if isinstance(value, int) and not isinstance(value, bool) and value != want:
+    def exact(x: Expr, r: RangesLike) -> tuple[object, object]:
+        if not timed:
+            return bounds(x, r, exact=True)
+        assert timeout is not None
+        previous = signal.signal(signal.SIGALRM, _raise_too_slow)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            return bounds(x, r, exact=True)
+        except _TooSlow:
             raise _fail(
                 prop,
-                "exact bound not exact",
+                "exact bounds too slow",
                 "bounds",
                 e,
                 ranges,
                 None,
-                f"exact=True gives {side} = {value}, the exact {side} is {want}",
-            )
-    return found
+                f"bounds(exact=True) gave no answer within {timeout:g} s",
+            ) from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    from indexalg.testing.oracles import PropertyFailure
+
+    try:
+        try:
+            found = check_bounds(e, ranges, points, bounds=exact, prop=prop)
+        except PropertyFailure as f:
+            cause = f.__cause__
+            if isinstance(cause, PropertyFailure):
+                raise cause from None  # check_bounds wraps what the call raised
+            raise
+        if not points or not finite_domain(e, ranges):
+            return found
+        names = tuple(sorted(points[0]))
+        ex = exact_range(e, points, names)
+        if ex is None:
+            return found
+        for side, got, want in (("lo", found[0], ex[0]), ("hi", found[1], ex[1])):
+            value = got.payload if isinstance(got, Expr) and type(got) is Integer else got
+            if isinstance(value, int) and not isinstance(value, bool) and value != want:
+                raise _fail(
+                    prop,
+                    "exact bound not exact",
+                    "bounds",
+                    e,
+                    ranges,
+                    None,
+                    f"exact=True gives {side} = {value}, the exact {side} is {want}",
+                )
+        return found
+    except PropertyFailure as f:
+        import dataclasses
+
+        # the command reproduces with --exact
+        case = dataclasses.replace(f.case, command=f.case.command + " --exact")
+        raise PropertyFailure(case) from None
