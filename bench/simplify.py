@@ -1347,6 +1347,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-tvm", action="store_true")
     p.add_argument("--no-inductor", action="store_true")
     p.add_argument("--profile", action="store_true", help="cProfile indexalg's cold pass")
+    p.add_argument(
+        "--examples",
+        type=int,
+        default=5,
+        metavar="N",
+        help="print up to N cases per system where indexalg leaves more div/mod (default 5)",
+    )
     p.add_argument("--append-results", action="store_true", help="prepend to bench/RESULTS.md")
     p.add_argument(
         "--results-file", type=Path, default=RESULTS_PATH, help="the file --append-results edits"
@@ -1381,7 +1388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     text = render(bench, command=command, commit=args.commit or git_commit())
     print(text)
-    for line in [*bench.worse_examples(), *bench.slowest()]:
+    for line in [*bench.worse_examples(args.examples), *bench.slowest()]:
         print(line)
     for rep in bench.reports:
         errs = [r.why for r in rep.results if r.status == "error"][:3]
