@@ -344,6 +344,50 @@ def _gen_nested_modind_symbolic(rng: random.Random) -> Case:
     return _case(text, ranges, sizes, "nested_modind_symbolic")
 
 
+def _gen_recombine_nested_divisor(rng: random.Random) -> Case:
+    """``d*(x // d) + ModularIndexing(x, 1, d)`` where d is itself a FloorDiv or a
+    difference of sizes (the dynamic corpus's reshapes, unfold and strided slices)."""
+    d, lo = rng.choice(
+        (("FloorDiv(s0, 4)", 4), ("FloorDiv(s0, 2)", 2), ("s0 - 1", 2), ("s0 - 2", 3)),
+    )
+    d = rng.choice((d, d, "FloorDiv(s0 - 3, 2) + 1")) if lo >= 3 else d
+    hi = rng.choice((None, 4096))
+    c = rng.choice((1, 4))
+    k = "" if c == 1 else f"{c}*"
+    text = rng.choice(
+        (
+            f"{k}({d})*FloorDiv(x, {d}) + {k}ModularIndexing(x, 1, {d}) + y",
+            f"FloorDiv(x, {d})*Max(1, {d}) + ModularIndexing(x, 1, {d})",
+            f"{k}FloorDiv(x, {d})*({d}) + {k}Mod(x, {d})",
+            f"s0*({d})*FloorDiv(FloorDiv(x, s0), {d}) + s0*ModularIndexing(x, s0, {d})"
+            " + ModularIndexing(x, 1, s0)",
+        )
+    )
+    size = f"s0*s1*({d})" if text.startswith("s0*") else f"s1*({d})"
+    ranges: Ranges = (("s0", lo, hi), ("s1", 2, hi), ("x", 0, f"{size} - 1"), ("y", 0, 3))
+    sizes: Sizes = (("x", size), ("y", 4))
+    return _case(text, ranges, sizes, "recombine_nested_divisor")
+
+
+def _gen_factored_product(rng: random.Random) -> Case:
+    """A div/mod times a sum, Min or Max (expanding it copies the div/mod)."""
+    ranges, sizes = _symbolic(rng, ("x", "y"))
+    ranges = (("s0", 3, ranges[0][2]), *ranges[1:])
+    c = rng.choice((2, 4, 8))
+    a = rng.choice(("FloorDiv(x, s0)", f"FloorDiv(x, {c})", f"ModularIndexing(x, 1, {c})"))
+    text = rng.choice(
+        (
+            f"{a}*Max(1, s0 - 1) + ModularIndexing(x, 1, s0)",
+            f"{a}*(s1 + 2) + y",
+            f"({a} + 1)*(y + 1)",
+            f"{a}*Max(1, s0 - 2)*s1",
+            f"Min(16, 2*{a} + 2)*Max(0, 2*ModularIndexing(y, 1, {c}) - 1)",
+            f"{a}*(FloorDiv(s0 - 3, 2) + 1)",
+        )
+    )
+    return _case(text, ranges, sizes, "factored_product")
+
+
 _LEAVES_CONST = ("x", "y", "x + y", "2*x", "x + 3", "4*y + x")
 _LEAVES_SYM = ("x", "y", "x + y", "s0*y + x", "x + s0")
 
@@ -396,6 +440,8 @@ FAMILIES: tuple[Callable[[random.Random], Case], ...] = (
     _gen_nested_modind,
     _gen_nested_ceildiv,
     _gen_nested_modind_symbolic,
+    _gen_recombine_nested_divisor,
+    _gen_factored_product,
     _gen_random_tree,
     _gen_random_tree,
     _gen_random_tree,
