@@ -594,6 +594,14 @@ def report(bench: Benchmark, *, command: str, commit: str, examples: int | None 
             f"- div/mod left, indexalg vs {rep.system.label}: fewer on {fewer}, more on "
             f"{more}, equal on {len(common) - fewer - more} expressions"
         )
+        lines.append(
+            f"- target: indexalg leaves no more div/mod than {rep.system.key} on any expression: "
+            f"{'met' if more == 0 else f'NOT met ({more} expressions)'}"
+        )
+    if base is not None:
+        bad = len(base.mismatches)
+        verdict = "met" if bad == 0 else f"NOT met ({bad})"
+        lines.append(f"- target: 0 value mismatches for indexalg: {verdict}")
     for rep in bench.reports:
         for mm in rep.mismatches[:5]:
             lines.append(
