@@ -288,3 +288,41 @@ def test_a_bound_indexalg_cannot_read_skips_the_case_without_failing_the_run() -
     (rep,) = bench.reports
     assert [r.status for r in rep.results] == ["skipped", "ok"]
     assert bench.common() == [1] and not rep.mismatches
+
+
+# --- the dynamic-shape corpus (harvest --dynamic-heavy) ------------------------------------
+
+
+def test_has_symbolic_ranges_reads_loop_bounds_and_size_symbols() -> None:
+    from bench.corpus.harvest import has_symbolic_ranges
+
+    sym = {"range": [2, None], "range_source": "shape_env", "hint": 3}
+    assert has_symbolic_ranges({"var_ranges": {"x0": [0, "s0 - 1"]}, "symbols": {}})
+    assert has_symbolic_ranges({"var_ranges": {"x0": [0, 7]}, "symbols": {"s0": sym}})
+    indirect = {"range": [0, None], "range_source": "default"}
+    assert not has_symbolic_ranges({"var_ranges": {"x0": [0, 7]}, "symbols": {"tmp0": indirect}})
+
+
+def test_exclude_entries_leaves_out_the_other_corpus(tmp_path: Path) -> None:
+    from bench.corpus.harvest import exclude_entries, write_jsonl_gz
+
+    sym = {"range": [2, None], "range_source": "shape_env"}
+    a = {"expr": "x0 + 1", "var_ranges": {"x0": [0, 7]}, "symbols": {}}
+    b = {"expr": "x0 + s0", "var_ranges": {"x0": [0, 7]}, "symbols": {"s0": {**sym, "hint": 3}}}
+    c = {"expr": "x0 + 1", "var_ranges": {"x0": [0, 8]}, "symbols": {}}
+    # the same entry with another hint is the same entry
+    write_jsonl_gz(tmp_path / "main.jsonl.gz", [a, {**b, "symbols": {"s0": {**sym, "hint": 9}}}])
+    kept, dropped = exclude_entries([a, b, c], tmp_path / "main.jsonl.gz")
+    assert kept == [c] and dropped == 2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+def test_dynamic_heavy_cases_use_symbolic_shape_modes_only() -> None:
+    from bench.corpus.harvest import DYNAMIC_HEAVY_SHAPE_MODES, MODES, PLAN, build_cases
+
+    cases = build_cases(None, list(MODES), DYNAMIC_HEAVY_SHAPE_MODES, "dynamic")
+    assert {c.shape_mode for c in cases} == {"dynamic", "mark_dynamic_dims"}
+    assert {c.workload_set for c in cases} == {"dynamic"}
+    assert all(c.workload.startswith("dyn_") for c in cases)
+    assert all(c.mode in PLAN[c.shape_mode] for c in cases)
+    assert len(build_cases(None, list(MODES), ("static", "dynamic", "mark_dynamic"))) == 1200
