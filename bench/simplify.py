@@ -1028,6 +1028,44 @@ class Benchmark:
         )
         return out
 
+    def targets_issue13(self) -> list[str]:
+        """Issue 13's stricter targets: indexalg cold <= TVM build+simplify (median and mean),
+        >= 150x Inductor cold on the mean, warm <= 5 µs median, div/mod left <= TVM's and
+        <= Inductor's on every expression."""
+        base = self.report("indexalg")
+        if base is None:
+            return []
+        common = self.common()
+        cold = base.timing("cold_ns", common)
+        warm = base.timing("warm_ns", common)
+        out = []
+        tvm = self.report("tvm")
+        if tvm is not None:
+            t = tvm.timing("cold_ns", common)
+            ok = cold.median_us <= t.median_us and cold.mean_us <= t.mean_us
+            out.append(
+                f"issue 13: indexalg cold <= TVM build+simplify: median {cold.median_us:.1f} vs "
+                f"{t.median_us:.1f} µs, mean {cold.mean_us:.1f} vs {t.mean_us:.1f} µs: {_met(ok)}"
+            )
+        ind = self.report("inductor")
+        if ind is not None and cold.mean_us > 0:
+            ratio = ind.timing("cold_ns", common).mean_us / cold.mean_us
+            out.append(
+                f"issue 13: >= 150x Inductor cold on the mean: {ratio:.0f}x: {_met(ratio >= 150)}"
+            )
+        out.append(
+            f"issue 13: warm <= 5 µs median: {warm.median_us:.1f} µs: {_met(warm.median_us <= 5)}"
+        )
+        for rep in (tvm, ind):
+            if rep is None:
+                continue
+            more = sum(base.counts[i].divmod > rep.counts[i].divmod for i in common)
+            out.append(
+                f"issue 13: div/mod left <= {rep.system.key}'s on every expression: more on "
+                f"{more}: {_met(more == 0)}"
+            )
+        return out
+
     def comparisons(self) -> list[str]:
         """Per other system: on how many common cases indexalg leaves fewer / more div/mod."""
         common = self.common()
@@ -1258,6 +1296,7 @@ def render(bench: Benchmark, *, command: str, commit: str | None = None) -> str:
         "",
     ]
     lines += [f"- {s}" for s in bench.targets()]
+    lines += [f"- {s}" for s in bench.targets_issue13()]
     lines += [f"- {s}" for s in bench.comparisons()]
     for rep in bench.reports:
         for mm in rep.mismatches[:5]:
