@@ -235,11 +235,16 @@ def test_c_printer_agrees_on_adversarial_cases(tmp_path: Path) -> None:
     rows = _adversarial_rows(max(20, round(150 * SCALE)), 12)
     blocks = []
     expected = []
+    printed = []
     for e, r, p, want in rows:
-        text = to_c(e, nonneg=bounds_nonneg(r))
+        try:
+            text = to_c(e, nonneg=bounds_nonneg(r))
+        except IndexAlgError:
+            continue  # a literal past int64 (2**64 + 1, 10**40): the C printer refuses it
         decls = " ".join(f"int64_t {name} = INT64_C({v}); (void){name};" for name, v in p.items())
         blocks.append(f'  {{ {decls} printf("%lld\\n", (long long)({text})); }}')
         expected.append(want)
+        printed.append((e, r, p))
     source = C_PREAMBLE + "#include <stdio.h>\nint main(void) {\n" + "\n".join(blocks)
     source += "\n  return 0;\n}\n"
     (tmp_path / "printed.c").write_text(source)
@@ -248,9 +253,9 @@ def test_c_printer_agrees_on_adversarial_cases(tmp_path: Path) -> None:
         [cc, "-O1", "-fwrapv", "-w", "-o", str(exe), str(tmp_path / "printed.c")], check=True
     )
     got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
-    assert len(got) == len(expected)
+    assert len(got) == len(expected) > 20
     wrong = [
-        (str(rows[i][0]), rows[i][1], rows[i][2], w, int(g))
+        (str(printed[i][0]), printed[i][1], printed[i][2], w, int(g))
         for i, (w, g) in enumerate(zip(expected, got))
         if int(g) != w
     ]
