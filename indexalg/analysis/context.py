@@ -68,6 +68,7 @@ class Context:
         "busy",
         "_domains",
         "_empty",
+        "parent",
     )
 
     def __init__(self, ranges: Ranges, query: QueryState | None = None) -> None:
@@ -114,10 +115,14 @@ class Context:
         self.busy: set[Expr] = set()
         self._domains: dict[Expr, frozenset[Expr]] = {}
         self._empty: frozenset[Expr] | None = None
+        #: the context this one was narrowed from (a Where's branch), else None
+        self.parent: Context | None = None
 
     def narrow(self, ranges: Ranges) -> Context:
         """A context for narrowed ranges within the same query (a Where's branch)."""
-        return Context(ranges, self.query)
+        child = Context(ranges, self.query)
+        child.parent = self
+        return child
 
     def domain_of(self, e: Expr) -> frozenset[Expr]:
         """The symbols a point of ``e`` assigns: those of ``e`` and, transitively, of the

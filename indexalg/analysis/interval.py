@@ -63,6 +63,8 @@ def interval(e: Expr, ctx: Context) -> Interval:
     hit = cache.get(e)
     if hit is not None:
         return hit
+    if type(e) is Symbol and not ctx.facts:
+        return symbol_interval(e, ctx)  # memoised there, with its own cycle guard
     # A re-entrant query on the same node (a Where whose condition's bounds need the Where
     # itself) sees the trivial interval: sound, and it ends the recursion.
     cache[e] = FULL
@@ -206,8 +208,10 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     if hit is not None:
         return hit
     lo_e, hi_e = ctx.ranges.get_bounds(sym)
-    if sym in ctx.busy:  # a cycle through narrowed ranges: give up on this side
-        return FULL
+    if sym in ctx.busy:
+        # a cycle through narrowed ranges (a branch bounded a symbol by another whose range
+        # mentions it): the unnarrowed context's bounds still hold, narrowing only shrinks
+        return FULL if ctx.parent is None else symbol_interval(sym, ctx.parent)
     ctx.busy.add(sym)
     try:
         lo: Num = NEG_INF if lo_e is None else interval(lo_e, ctx)[0]
@@ -336,8 +340,14 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
         qi = interval(q, ctx)
         k = a * c + b
         part = imul(qi, (k, k))
-        rem = imul((0, c - 1), (a, a))
-        return (part[0] + rem[0], part[1] + rem[1]), {i, j}
+        # x mod c over x's interval: exact when that interval lies in one block of c
+        rem = imul(imod(interval(x, ctx), (c, c)), (a, a))
+        paired = part[0] + rem[0], part[1] + rem[1]
+        # both bounds hold: keep the tighter side of each (the pair is looser than the two
+        # terms apart on a narrow x, e.g. x - x // 16 on [2, 16])
+        ti, tj = interval(terms[i], ctx), interval(terms[j], ctx)
+        naive = ti[0] + tj[0], ti[1] + tj[1]
+        return (max(paired[0], naive[0]), min(paired[1], naive[1])), {i, j}
     return None
 
 
