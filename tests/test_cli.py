@@ -111,6 +111,13 @@ GOLDEN_CASES = [
     Case("prove_empty_tiers", ("prove", "x == 5", "--tiers", "")),
     Case("prove_unknown_tier", ("prove", "x == 5", "--tiers", "interval,magic")),
     Case("empty_range_option", ("simplify", "x", "--range", "")),
+    # issue 16 item 7: cyclic ranges are bad input; an empty domain is reported, not used
+    Case("range_cycle_self", ("prove", "x == 5", "--range", "x=x")),
+    Case("range_cycle_pair", ("prove", "x == 5", "--range", "x=y", "--range", "y=x")),
+    Case("range_cycle_bounds", ("bounds", "x", "--range", "x=x")),
+    Case("prove_vacuous", ("prove", "x == 5", "-r", "x=s0", "-r", "s0=0..0")),
+    Case("simplify_empty_domain", ("simplify", "x // s0", "-r", "x=s0", "-r", "s0=..-1")),
+    Case("bounds_empty_domain", ("bounds", "x + 1", "-r", "x=s0", "-r", "s0=0..0")),
 ]
 
 
