@@ -61,6 +61,8 @@ CASES = [
     Case("cancel_common_factor", "Mod(s0*x, s0*y)", SMALL, "s0*Mod(x, y)"),
     Case("scale_out_remainder", "ModularIndexing(4*a, 1, 8)", {}, "4*ModularIndexing(a, 1, 2)"),
     Case("scale_out_remainder", "ModularIndexing(6*a + 3*b + 9, 1, 12)", {}, "3*ModularIndexing(2*a + b + 3, 1, 4)"),
+    Case("scale_out_remainder", "ModularIndexing(16*a + b, 1, 48)", {"b": 16}, "16*ModularIndexing(a, 1, 3) + b"),
+    Case("scale_out_remainder", "ModularIndexing(8*a + 2*b + 1, 1, 24)", {"b": 2}, "8*ModularIndexing(a, 1, 3) + 2*b + 1"),
     Case("cancel_ceil_floor", "CeilDiv(x, -3) + FloorDiv(x, 3)", {}, "0"),
     Case("cancel_ceil_floor", "CeilDiv(x + 1, 7) - FloorDiv(x + 7, 7)", {}, "0"),
     Case("cancel_ceil_floor", "2*CeilDiv(x, 8) + 3*((x + 15) // 8)", {}, "5*((x + 15) // 8) - 2"),

@@ -26,6 +26,7 @@ from math import gcd
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.decide import decide_in
+from indexalg.analysis.interval import interval
 from indexalg.expr import (
     Add,
     CeilDiv,
@@ -131,20 +132,38 @@ def cancel_common_factor(e: Expr, ctx: Context) -> Expr | None:
 
 def scale_out_remainder(e: Expr, ctx: Context) -> Expr | None:
     """``ModularIndexing(c*A, 1, m) -> c*ModularIndexing(A, 1, m/c)`` for a literal
-    ``m`` and the positive content ``c`` of ``A`` dividing it."""
+    ``m`` and the positive content ``c`` of ``A`` dividing it; and with a low part
+    ``0 <= B < c``, ``ModularIndexing(c*A + B, 1, m) -> c*ModularIndexing(A, 1, m/c) + B``
+    (the low digits pass through: a vector lane ``b < 16`` of ``16*a + b`` mod 48)."""
     a, d, m = e.args
     if d is not integer(1) or type(m) is not Integer:
         return None
     terms, const = split_terms(a)
-    c = gcd(const, *(k for k, _ in terms))
     mv: int = m.payload
-    c = gcd(c, mv)
-    if c <= 1:
-        return None
-    inner = divide_exact(a, integer(c))
-    if inner is None:
-        return None
-    return mul(c, ModularIndexing.make(inner, integer(1), integer(mv // c)))
+    c = gcd(gcd(const, *(k for k, _ in terms)), mv)
+    if c > 1:
+        inner = divide_exact(a, integer(c))
+        if inner is None:
+            return None
+        return mul(c, ModularIndexing.make(inner, integer(1), integer(mv // c)))
+    return _split_low_digits(terms, const, mv, ctx)
+
+
+def _split_low_digits(
+    terms: list[tuple[int, Expr]], const: int, m: int, ctx: Context
+) -> Expr | None:
+    for c in sorted({gcd(k, m) for k, _ in terms}, reverse=True):
+        if c <= 1:
+            break
+        high = [(k // c, t) for k, t in terms if k % c == 0]
+        low = add(const, *(mul(k, t) for k, t in terms if k % c != 0))
+        if not high:
+            continue
+        lo, hi = interval(low, ctx)
+        if lo >= 0 and hi < c:
+            inner = add(*(mul(k, t) for k, t in high))
+            return add(mul(c, ModularIndexing.make(inner, integer(1), integer(m // c))), low)
+    return None
 
 
 def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
