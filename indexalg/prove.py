@@ -558,9 +558,18 @@ def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
         s.add(f)
     budget = [_MAX_OPT_QUERIES]
 
+    def value() -> int | None:
+        """e's value in the model; None past :data:`_MAX_EXACT_MAGNITUDE` (Z3 picks values
+        of thousands of digits on an unbounded side: call that side unknown)."""
+        try:
+            v = model_int(s.model(), t)
+        except (ValueError, IndexAlgError):
+            return None
+        return v if abs(v) <= _MAX_EXACT_MAGNITUDE else None
+
     def beyond(k: int) -> int | bool | None:
         """A value of e strictly beyond ``k`` (sat), False (unsat) or None (unknown)."""
-        if budget[0] <= 0:
+        if budget[0] <= 0 or _rlimit_spent(s) > _RLIMIT_FACTOR * rlimit:
             return None
         budget[0] -= 1
         s.push()
@@ -571,13 +580,16 @@ def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
                 return False
             if res != z3.sat:
                 return None
-            return model_int(s.model(), t)
+            return value()
         finally:
             s.pop()
 
     if s.check() != z3.sat:
         return None
-    best = model_int(s.model(), t)
+    first = value()
+    if first is None:
+        return None
+    best = first
     sign = 1 if maximise else -1
     # gallop: find a bound beyond which no value lies
     step = 1
@@ -610,6 +622,23 @@ def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
 
 #: The most solver queries one side of :func:`exact_bounds` may make.
 _MAX_OPT_QUERIES = 160
+
+#: One side of :func:`exact_bounds` stops (and keeps the analysis's bound) once its
+#: solver has spent this many times ``rlimit`` in all: a deterministic time limit.
+_RLIMIT_FACTOR = 4
+
+#: Values beyond this magnitude end the search on that side (its bound is kept).
+_MAX_EXACT_MAGNITUDE = 2**256
+
+
+def _rlimit_spent(solver: Any) -> int:
+    """The resource count the solver has used so far (cumulative over its checks)."""
+    stats = solver.statistics()
+    names: list[str] = stats.keys()
+    if "rlimit count" not in names:
+        return 0
+    spent: int = stats.get_key_value("rlimit count")
+    return spent
 
 #: The most points :func:`exact_bounds` enumerates with the evaluator instead of Z3.
 _MAX_ENUMERATED = 4096
