@@ -392,6 +392,8 @@ def _pow(v: Num, k: int) -> Num:
 
 def _floordiv(e: Expr, ctx: Context) -> Interval:
     a, b = e.args
+    if a is b:  # x // x == 1 wherever it is defined
+        return 1, 1
     return ifloordiv(interval(a, ctx), interval(b, ctx))
 
 
@@ -404,6 +406,8 @@ def _ceildiv(e: Expr, ctx: Context) -> Interval:
 
 def _mod(e: Expr, ctx: Context) -> Interval:
     a, b = e.args
+    if a is b:  # x mod x == 0 wherever it is defined
+        return 0, 0
     return imod(interval(a, ctx), interval(b, ctx))
 
 
