@@ -535,58 +535,16 @@ def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
     Small numeric domains are enumerated with the evaluator.  Otherwise a galloping then
     bisecting search asks Z3's solver (which honours ``rlimit`` on every query, unlike its
     optimiser) whether the expression can go beyond a candidate; at most
-    :data:`_MAX_OPT_QUERIES` queries per side, so the answer comes in bounded time and is
-    None (the caller keeps the analysis's bound) when the search does not close.
+    :data:`_MAX_OPT_QUERIES` queries and :data:`_RLIMIT_FACTOR` times ``rlimit`` of solver
+    resources per side, so the answer comes in bounded time and is None (the caller keeps
+    the analysis's bound) when the search does not close.
     """
     syms = domain_symbols(e, r)
     small = _enumerate_optimum(e, syms, r, maximise=maximise)
     if small is not _TOO_LARGE:
         return small  # type: ignore[return-value]
-    import z3
-
-    from indexalg.interop.z3 import Z3Encoder, make_solver, model_int
-
-    enc = Z3Encoder(ctx=z3.Context())
-    enc.declare(syms)
-    facts = [t for _, t in _range_constraints(enc, syms, r)]
-    d = enc.defined(e)
-    if not _is_true(d):
-        facts.append(d)
-    t = enc.term(e)
-    s = make_solver(rlimit, enc.ctx)
-    for f in facts:
-        s.add(f)
-    budget = [_MAX_OPT_QUERIES]
-
-    def value() -> int | None:
-        """e's value in the model; None past :data:`_MAX_EXACT_MAGNITUDE` (Z3 picks values
-        of thousands of digits on an unbounded side: call that side unknown)."""
-        try:
-            v = model_int(s.model(), t)
-        except (ValueError, IndexAlgError):
-            return None
-        return v if abs(v) <= _MAX_EXACT_MAGNITUDE else None
-
-    def beyond(k: int) -> int | bool | None:
-        """A value of e strictly beyond ``k`` (sat), False (unsat) or None (unknown)."""
-        if budget[0] <= 0 or _rlimit_spent(s) > _RLIMIT_FACTOR * rlimit:
-            return None
-        budget[0] -= 1
-        s.push()
-        s.add(t > k if maximise else t < k)
-        res = s.check()
-        try:
-            if res == z3.unsat:
-                return False
-            if res != z3.sat:
-                return None
-            return value()
-        finally:
-            s.pop()
-
-    if s.check() != z3.sat:
-        return None
-    first = value()
+    search = _SideSearch(e, syms, r, rlimit, maximise)
+    first = search.first()
     if first is None:
         return None
     best = first
@@ -595,29 +553,88 @@ def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
     step = 1
     while True:
         probe = best + sign * (step - 1)
-        got = beyond(probe)
+        got = search.beyond(probe)
         if got is None:
             return None
         if got is False:
             limit = probe  # nothing beyond probe; best is reachable
             break
-        assert not isinstance(got, bool)
-        best = got
+        best = int(got)
         step *= 2
     # bisect between best (reachable) and limit (nothing beyond)
     while best != limit:
         mid = (best + limit) // 2 if maximise else -((-best - limit) // 2)
         if mid == best:
             mid = best + sign
-        got = beyond(mid - sign)
+        got = search.beyond(mid - sign)
         if got is None:
             return None
         if got is False:
             limit = mid - sign
         else:
-            assert not isinstance(got, bool)
-            best = got
+            best = int(got)
     return best
+
+
+class _SideSearch:
+    """One side's solver: the ranges, ``defined(e)`` and a query "can e go beyond k?"."""
+
+    def __init__(
+        self, e: Expr, syms: tuple[Expr, ...], r: Ranges, rlimit: int, maximise: bool
+    ) -> None:
+        import z3
+
+        from indexalg.interop.z3 import Z3Encoder, make_solver
+
+        self.z3 = z3
+        enc = Z3Encoder(ctx=z3.Context())
+        enc.declare(syms)
+        facts = [t for _, t in _range_constraints(enc, syms, r)]
+        d = enc.defined(e)
+        if not _is_true(d):
+            facts.append(d)
+        self.term = enc.term(e)
+        self.solver = make_solver(rlimit, enc.ctx)
+        for f in facts:
+            self.solver.add(f)
+        self.rlimit = rlimit
+        self.maximise = maximise
+        self.queries = _MAX_OPT_QUERIES
+
+    def value(self) -> int | None:
+        """e's value in the model; None past :data:`_MAX_EXACT_MAGNITUDE` (Z3 picks values
+        of thousands of digits on an unbounded side: call that side unknown)."""
+        from indexalg.interop.z3 import model_int
+
+        try:
+            v = model_int(self.solver.model(), self.term)
+        except (ValueError, IndexAlgError):
+            return None
+        return v if abs(v) <= _MAX_EXACT_MAGNITUDE else None
+
+    def first(self) -> int | None:
+        """Some value of e, or None (no defined point, or unreadable)."""
+        if self.solver.check() != self.z3.sat:
+            return None
+        return self.value()
+
+    def beyond(self, k: int) -> int | bool | None:
+        """A value of e strictly beyond ``k`` (sat), False (unsat) or None (unknown)."""
+        s = self.solver
+        if self.queries <= 0 or _rlimit_spent(s) > _RLIMIT_FACTOR * self.rlimit:
+            return None
+        self.queries -= 1
+        s.push()
+        s.add(self.term > k if self.maximise else self.term < k)
+        res = s.check()
+        try:
+            if res == self.z3.unsat:
+                return False
+            if res != self.z3.sat:
+                return None
+            return self.value()
+        finally:
+            s.pop()
 
 
 #: The most solver queries one side of :func:`exact_bounds` may make.

@@ -266,5 +266,23 @@ def test_a_half_added_op_is_named_by_every_table(
     assert all(names == ["Frobnicate"] for names in report.values())
 
 
+# --- sizes ---------------------------------------------------------------------------------
+
+MAX_FUNCTION_LINES = 80
+MAX_CLASS_LINES = 250
+
+
+def test_no_oversized_functions_or_classes() -> None:
+    bad = []
+    for module, path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            n = (node.end_lineno or node.lineno) - node.lineno + 1 if hasattr(node, "lineno") else 0
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and n > MAX_FUNCTION_LINES:
+                bad.append(f"{module}.{node.name}: function of {n} lines")
+            elif isinstance(node, ast.ClassDef) and n > MAX_CLASS_LINES:
+                bad.append(f"{module}.{node.name}: class of {n} lines")
+    assert bad == []
+
+
 def test_package_is_importable() -> None:
     assert indexalg.__version__

@@ -27,6 +27,7 @@ from indexalg.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from indexalg.testing.fuzz import CampaignResult
     from indexalg.testing.oracles import Case
 
 NAME = "fuzz"
@@ -213,42 +214,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     if args.json:
-        print_json(
-            {
-                "examples": result.examples,
-                "points": result.points,
-                "seconds": round(result.seconds, 3),
-                "examples_per_second": round(result.examples_per_second, 1),
-                "failures": [f.as_json() for f in result.failures],
-                "properties": props,
-                "generators": gens,
-                "per_property": {
-                    k: {"examples": n, "points": p} for k, n, p in result.per_property
-                },
-                "looseness": dict(result.looseness),
-                "resumed_chunks": result.resumed,
-                "seed": args.seed,
-                "jobs": args.jobs,
-                "interrupted": result.interrupted,
-            }
-        )
+        print_json(_summary_json(result, args, props, gens))
     else:
-        n = len(result.failures)
-        verdict = "no failures" if n == 0 else f"{n} failure{'s' if n != 1 else ''}"
-        stopped = " (interrupted)" if result.interrupted else ""
-        resumed = f", {result.resumed} chunks from the journal" if result.resumed else ""
-        print(
-            f"ran {result.examples} examples ({result.points} points checked) in "
-            f"{result.seconds:.1f} s ({result.examples_per_second:.0f} examples/s){resumed}"
-            f"{stopped}: {verdict}"
-        )
-        if len(result.per_property) > 1:
-            for key, n, p in result.per_property:
-                print(f"  {key}: {n} examples, {p} points")
-        if result.looseness:
-            print(_looseness_report(result.looseness))
-        for i, case in enumerate(result.failures, 1):
-            print(f"\nfailure {i}: {case.describe()}")
+        _print_summary(result)
     return EXIT_FAILED if result.failures else EXIT_OK
 
 
@@ -259,3 +227,44 @@ def _looseness_report(counts: tuple[tuple[str, int], ...]) -> str:
     for kind, n in counts:
         lines.append(f"  {kind:<10} {n:>9}  {100.0 * n / total:5.1f}%")
     return "\n".join(lines)
+
+
+def _summary_json(
+    result: CampaignResult, args: argparse.Namespace, props: list[str], gens: list[str]
+) -> dict[str, object]:
+    """The campaign as one JSON object (``--json``)."""
+    return {
+        "examples": result.examples,
+        "points": result.points,
+        "seconds": round(result.seconds, 3),
+        "examples_per_second": round(result.examples_per_second, 1),
+        "failures": [f.as_json() for f in result.failures],
+        "properties": props,
+        "generators": gens,
+        "per_property": {k: {"examples": n, "points": p} for k, n, p in result.per_property},
+        "looseness": dict(result.looseness),
+        "resumed_chunks": result.resumed,
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "interrupted": result.interrupted,
+    }
+
+
+def _print_summary(result: CampaignResult) -> None:
+    """The campaign for people: counts, points per property, looseness, each failure."""
+    n = len(result.failures)
+    verdict = "no failures" if n == 0 else f"{n} failure{'s' if n != 1 else ''}"
+    stopped = " (interrupted)" if result.interrupted else ""
+    resumed = f", {result.resumed} chunks from the journal" if result.resumed else ""
+    print(
+        f"ran {result.examples} examples ({result.points} points checked) in "
+        f"{result.seconds:.1f} s ({result.examples_per_second:.0f} examples/s){resumed}"
+        f"{stopped}: {verdict}"
+    )
+    if len(result.per_property) > 1:
+        for key, k, p in result.per_property:
+            print(f"  {key}: {k} examples, {p} points")
+    if result.looseness:
+        print(_looseness_report(result.looseness))
+    for i, case in enumerate(result.failures, 1):
+        print(f"\nfailure {i}: {case.describe()}")

@@ -770,6 +770,39 @@ def run_campaign(
     (``interrupted=True``).  ``generators`` name the :data:`GENERATORS` to draw from (the
     examples are split over them); with ``journal``, finished chunks are appended to that
     file and a campaign started again with it skips them."""
+    _check_campaign(examples, jobs, chunk, properties, generators)
+    if rules is not None:
+        load_rules(rules)
+    chunks = plan(examples, seed, properties, chunk=chunk, rules=rules, generators=generators)
+    previous: list[ChunkResult] = []
+    if journal is not None:
+        chunks, previous = _resume(chunks, _read_journal(journal))
+    tally = _Tally(on_failure)
+    interrupted = False
+    start = time.perf_counter()
+    for res in previous:
+        tally.record(res)
+    log = open(journal, "a", encoding="utf-8") if journal is not None else None  # noqa: SIM115
+    try:
+        for res in _results(chunks, jobs, rules):
+            tally.record(res)
+            if log is not None:
+                log.write(json.dumps(res.as_json()) + "\n")
+                log.flush()
+            if progress is not None:
+                progress(tally.done, examples, len(tally.found), time.perf_counter() - start)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if log is not None:
+            log.close()
+    return tally.result(time.perf_counter() - start, interrupted, len(previous))
+
+
+def _check_campaign(
+    examples: int, jobs: int, chunk: int, properties: Sequence[str], generators: Sequence[str]
+) -> None:
+    """Reject a campaign's bad arguments with an error naming them."""
     if examples < 1:
         raise IndexAlgError(f"examples must be at least 1, got {examples}")
     if jobs < 1:
@@ -788,70 +821,48 @@ def run_campaign(
             f"unknown generator {bad_gen[0] if bad_gen else '(none)'}; "
             f"choose from {', '.join(GENERATORS)}"
         )
-    if rules is not None:
-        load_rules(rules)
-    chunks = plan(examples, seed, properties, chunk=chunk, rules=rules, generators=generators)
-    previous: list[ChunkResult] = []
-    if journal is not None:
-        chunks, previous = _resume(chunks, _read_journal(journal))
-    found: dict[tuple[str, ...], Case] = {}
-    done = 0
-    flaky = 0
-    ran = 0
-    points = 0
-    loose: dict[str, int] = {}
-    per: dict[str, list[int]] = {}
-    interrupted = False
-    start = time.perf_counter()
 
-    def record(res: ChunkResult) -> None:
-        nonlocal done, flaky, ran, points
-        ran += 1
-        done += res.examples
-        points += res.points
-        row = per.setdefault(f"{res.chunk.generator}/{res.chunk.prop}", [0, 0])
+
+class _Tally:
+    """A campaign's running counts: examples, points, looseness, distinct failures."""
+
+    def __init__(self, on_failure: Callable[[Case], None] | None) -> None:
+        self.on_failure = on_failure
+        self.found: dict[tuple[str, ...], Case] = {}
+        self.done = self.flaky = self.ran = self.points = 0
+        self.loose: dict[str, int] = {}
+        self.per: dict[str, list[int]] = {}
+
+    def record(self, res: ChunkResult) -> None:
+        self.ran += 1
+        self.done += res.examples
+        self.points += res.points
+        row = self.per.setdefault(f"{res.chunk.generator}/{res.chunk.prop}", [0, 0])
         row[0] += res.examples
         row[1] += res.points
         for k, v in res.looseness:
-            loose[k] = loose.get(k, 0) + v
+            self.loose[k] = self.loose.get(k, 0) + v
         if res.failure is not None:
             f = res.failure
             key = same_bug_key(f)
-            if key not in found and on_failure is not None:
-                on_failure(f)
-            if key not in found or _order_key(f) < _order_key(found[key]):
-                found[key] = f
-            flaky += int(res.flaky)
+            if key not in self.found and self.on_failure is not None:
+                self.on_failure(f)
+            if key not in self.found or _order_key(f) < _order_key(self.found[key]):
+                self.found[key] = f
+            self.flaky += int(res.flaky)
 
-    for res in previous:
-        record(res)
-    log = open(journal, "a", encoding="utf-8") if journal is not None else None  # noqa: SIM115
-    try:
-        for res in _results(chunks, jobs, rules):
-            record(res)
-            if log is not None:
-                log.write(json.dumps(res.as_json()) + "\n")
-                log.flush()
-            if progress is not None:
-                progress(done, examples, len(found), time.perf_counter() - start)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if log is not None:
-            log.close()
-    seconds = time.perf_counter() - start
-    failures = tuple(sorted(found.values(), key=_order_key))
-    from indexalg.testing.exhaustive import LOOSENESS
+    def result(self, seconds: float, interrupted: bool, resumed: int) -> CampaignResult:
+        from indexalg.testing.exhaustive import LOOSENESS
 
-    return CampaignResult(
-        done,
-        seconds,
-        failures,
-        ran,
-        flaky,
-        interrupted,
-        points,
-        tuple((k, loose[k]) for k in LOOSENESS if k in loose),
-        tuple((k, v[0], v[1]) for k, v in sorted(per.items())),
-        len(previous),
-    )
+        return CampaignResult(
+            self.done,
+            seconds,
+            tuple(sorted(self.found.values(), key=_order_key)),
+            self.ran,
+            self.flaky,
+            interrupted,
+            self.points,
+            tuple((k, self.loose[k]) for k in LOOSENESS if k in self.loose),
+            tuple((k, v[0], v[1]) for k, v in sorted(self.per.items())),
+            resumed,
+        )
