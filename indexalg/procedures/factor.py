@@ -51,23 +51,54 @@ def division_count(e: Expr) -> int:
     return sum(1 for n in e.walk() if type(n) in DIVISION_KINDS)
 
 
-def _inner_division(a: Expr) -> tuple[Expr, Expr, Expr] | None:
-    """``a == x // y + z`` with a coefficient-1 floor division term: (x, y, z)."""
-    if type(a) is not Add:
+def _inner_division(a: Expr, ctx: Context) -> tuple[Expr, Expr, Expr] | None:
+    """``a == x // y + z`` (a coefficient-1 floor division term, or ``a`` itself): (x, y, z).
+    A ceiling division ``CeilDiv(b, y)`` with ``y > 0`` counts as ``(b + y - 1) // y``."""
+    if type(a) is Add:
+        candidates = [(i, t) for i, t in enumerate(a.args) if type(t) in (FloorDiv, CeilDiv)]
+    elif type(a) in (FloorDiv, CeilDiv):
+        candidates = [(-1, a)]
+    else:
         return None
-    for i, t in enumerate(a.args):
-        if type(t) is FloorDiv:
-            rest = add(a.payload, *(u for j, u in enumerate(a.args) if j != i))
-            x, y = t.args
-            return x, y, rest
+    for i, t in candidates:
+        x, y = t.args
+        if type(t) is CeilDiv:
+            if not _positive(y, ctx):
+                continue
+            x = add(x, y, -1)
+        if i < 0:
+            return x, y, integer(0)
+        return x, y, add(a.payload, *(u for j, u in enumerate(a.args) if j != i))
+    return None
+
+
+def _inner_ceildiv(a: Expr) -> tuple[Expr, Expr, Expr] | None:
+    """``a == CeilDiv(x, y) + z`` (a coefficient-1 term, or ``a`` itself): (x, y, z)."""
+    if type(a) is CeilDiv:
+        return a.args[0], a.args[1], integer(0)
+    if type(a) is Add:
+        for i, t in enumerate(a.args):
+            if type(t) is CeilDiv:
+                rest = add(a.payload, *(u for j, u in enumerate(a.args) if j != i))
+                return t.args[0], t.args[1], rest
     return None
 
 
 def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
     """``(x // y + z) // w -> (x + y*z) // (y*w)`` for ``w > 0``; in ModularIndexing,
-    ``ModularIndexing(x // y + z, d, m) -> ModularIndexing(x + y*z, y*d, m)`` for ``y > 0``."""
+    ``ModularIndexing(x // y + z, d, m) -> ModularIndexing(x + y*z, y*d, m)`` for ``y > 0``;
+    ``CeilDiv(CeilDiv(x, y) + z, w) -> CeilDiv(x + y*z, y*w)`` for ``w > 0`` (the mirror
+    image, ``ceil(v) == -floor(-v)``).  An inner ``CeilDiv(b, y)`` with ``y > 0`` is
+    ``(b + y - 1) // y`` for the floor forms."""
     t = type(e)
-    found = _inner_division(e.args[0])
+    if t is CeilDiv:
+        inner = _inner_ceildiv(e.args[0])
+        w = e.args[1]
+        if inner is None or not _positive(w, ctx):
+            return None
+        x, y, z = inner
+        return CeilDiv.make(add(x, mul(y, z)), mul(y, w))
+    found = _inner_division(e.args[0], ctx)
     if found is None:
         return None
     x, y, z = found
@@ -214,7 +245,9 @@ def _meeting_floordiv(
 
 
 FACTOR_PROCEDURES = (
-    Procedure("merge_nested_division", (FloorDiv, ModularIndexing), merge_nested_division),
+    Procedure(
+        "merge_nested_division", (FloorDiv, ModularIndexing, CeilDiv), merge_nested_division
+    ),
     Procedure("cancel_common_factor", (FloorDiv, CeilDiv, Mod), cancel_common_factor),
     Procedure("scale_out_remainder", (ModularIndexing,), scale_out_remainder),
     Procedure("cancel_ceil_floor", (Add,), cancel_ceil_floor),
