@@ -30,6 +30,7 @@ __all__ = [
     "term_parts",
     "split_terms",
     "divide_exact",
+    "division_count",
 ]
 
 #: Every op that divides (its divisor must be non-zero where it is evaluated).
@@ -79,3 +80,9 @@ def divide_exact(e: Expr, q: Expr) -> Expr | None:
                 return None
         out.append(mul(c // qc, *factors))
     return add(*out)
+
+
+def division_count(e: Expr) -> int:
+    """The number of division nodes (:data:`DIVISION_KINDS`) in ``e``, shared subtrees
+    counted once: the figure the demo, the benchmarks and the procedures compare."""
+    return sum(1 for node in e.walk() if type(node) in DIVISION_KINDS)

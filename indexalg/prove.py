@@ -162,39 +162,18 @@ class Proof:
 
 def domain_symbols(e: Expr, ranges: Ranges) -> tuple[Expr, ...]:
     """The symbols of ``e`` and, transitively, of the range bounds they depend on (by name)."""
-    seen: dict[Expr, None] = {}
-    stack = list(e.free_symbols)
-    while stack:
-        s = stack.pop()
-        if s in seen:
-            continue
-        seen[s] = None
-        for b in ranges.get_bounds(s):
-            if b is not None:
-                stack.extend(x for x in b.free_symbols if x not in seen)
-    return tuple(sorted(seen, key=lambda s: str(s.payload)))
+    return tuple(sorted(ranges.closure(e.symbol_set), key=lambda s: str(s.payload)))
 
 
 def in_ranges(point: Mapping[str, int], ranges: Ranges) -> bool:
-    """True when ``point`` satisfies every range of a symbol it assigns (bounds evaluated
-    at the point; an undefined or unevaluable bound counts as not satisfied)."""
-    for sym, (lo, hi) in ranges.items():
-        name: str = sym.payload
-        if name not in point:
-            continue
-        v = point[name]
-        try:
-            if lo is not None and v < _int_value(lo, point):
-                return False
-            if hi is not None and v > _int_value(hi, point):
-                return False
-        except IndexAlgError:
-            return False
-    for fact, (lo, hi) in ranges.facts.items():
-        if any(str(x.payload) not in point for x in fact.free_symbols):
+    """True when ``point`` satisfies every range of a symbol it assigns, and every range
+    keyed by an expression whose symbols it assigns (bounds evaluated at the point; an
+    undefined or unevaluable bound counts as not satisfied)."""
+    for key, (lo, hi) in (*ranges.items(), *ranges.facts.items()):
+        if any(str(x.payload) not in point for x in key.free_symbols):
             continue
         try:
-            v = _int_value(fact, point)
+            v = _int_value(key, point)
             if lo is not None and v < _int_value(lo, point):
                 return False
             if hi is not None and v > _int_value(hi, point):
@@ -375,31 +354,31 @@ def _range_constraints(enc: Any, syms: tuple[Expr, ...], r: Ranges) -> list[tupl
     out: list[tuple[str, Any]] = []
     for s in syms:
         lo, hi = r.get_bounds(s)
-        v = enc.var(s)
-        for bound, is_lo in ((lo, True), (hi, False)):
-            if bound is None:
-                continue
-            b = enc.term(bound)
-            out.append((f"range of {s}", enc.defined(bound)))
-            if is_lo:
-                out.append((f"{bound} <= {s}", b <= v))
-            else:
-                out.append((f"{s} <= {bound}", v <= b))
+        out.extend(_bound_constraints(enc, s, enc.var(s), lo, hi))
     in_domain = set(syms)
     for fact, (lo, hi) in r.facts.items():
         if not fact.symbol_set <= in_domain:
             continue  # about symbols no point of the claim assigns: not an assumption here
         if any(b is not None and not b.symbol_set <= in_domain for b in (lo, hi)):
             continue
-        v = enc.term(fact)
         out.append((f"range of {fact}", enc.defined(fact)))
-        for bound, is_lo in ((lo, True), (hi, False)):
-            if bound is None:
-                continue
-            b = enc.term(bound)
-            out.append((f"range of {fact}", enc.defined(bound)))
-            out.append((f"{bound} <= {fact}", b <= v) if is_lo else (f"{fact} <= {bound}", v <= b))
+        out.extend(_bound_constraints(enc, fact, enc.term(fact), lo, hi))
     return [(c, t) for c, t in out if not _is_true(t)]
+
+
+def _bound_constraints(
+    enc: Any, key: Expr, v: Any, lo: Bound, hi: Bound
+) -> list[tuple[str, Any]]:
+    """``lo <= key <= hi`` (the sides given) for the Z3 term ``v`` of ``key``, each bound
+    defined."""
+    out: list[tuple[str, Any]] = []
+    for bound, is_lo in ((lo, True), (hi, False)):
+        if bound is None:
+            continue
+        b = enc.term(bound)
+        out.append((f"range of {key}", enc.defined(bound)))
+        out.append((f"{bound} <= {key}", b <= v) if is_lo else (f"{key} <= {bound}", v <= b))
+    return out
 
 
 def _is_true(t: Any) -> bool:

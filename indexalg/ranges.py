@@ -19,7 +19,7 @@ Ranges given through each other in a cycle (``x`` in ``[0, y)``, ``y`` in ``[0, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Union
 
 from indexalg.errors import IndexAlgError, ParseError, RangeError
@@ -83,6 +83,21 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         for k, (lo, hi) in (*self._items.items(), *self.facts.items()):
             parts.append(f"{k}: [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
         return "Ranges({" + ", ".join(parts) + "})"
+
+    def closure(self, symbols: Iterable[Expr]) -> frozenset[Expr]:
+        """``symbols`` and, transitively, the symbols of their range bounds: the symbols a
+        point of an expression over ``symbols`` assigns."""
+        seen: set[Expr] = set()
+        stack = list(symbols)
+        while stack:
+            sym = stack.pop()
+            if sym in seen:
+                continue
+            seen.add(sym)
+            for b in self.get_bounds(sym):
+                if b is not None:
+                    stack.extend(x for x in b.symbol_set if x not in seen)
+        return frozenset(seen)
 
     def with_bounds(self, sym: Expr, lo: Bound, hi: Bound) -> Ranges:
         d = dict(self._items)

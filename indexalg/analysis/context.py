@@ -9,7 +9,7 @@ cached on the interned node itself.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num, finite
 from indexalg.expr import Add, Expr, Integer, Symbol, mul
@@ -118,6 +118,20 @@ class Context:
         #: the context this one was narrowed from (a Where's branch), else None
         self.parent: Context | None = None
 
+    def sum_facts_in(self, e: Expr) -> Iterator[tuple[Expr, int]]:
+        """The assumed sums ``f`` among the terms of the sum ``e``: ``(f, 1)`` when
+        ``e == f + rest``, ``(f, -1)`` when ``e == -f + rest``."""
+        if type(e) is not Add or not self.sum_facts:
+            return
+        terms = frozenset(e.args)
+        for f, pos, neg in self.sum_facts:
+            if f is e:
+                continue
+            if pos <= terms:
+                yield f, 1
+            elif neg <= terms:
+                yield f, -1
+
     def narrow(self, ranges: Ranges) -> Context:
         """A context for narrowed ranges within the same query (a Where's branch)."""
         child = Context(ranges, self.query)
@@ -131,17 +145,7 @@ class Context:
         hit = self._domains.get(e)
         if hit is not None:
             return hit
-        seen: set[Expr] = set()
-        stack = list(e.symbol_set)
-        while stack:
-            sym = stack.pop()
-            if sym in seen:
-                continue
-            seen.add(sym)
-            for b in self.ranges.get_bounds(sym):
-                if b is not None:
-                    stack.extend(x for x in b.symbol_set if x not in seen)
-        out = frozenset(seen)
+        out = self.ranges.closure(e.symbol_set)
         if len(self._domains) < _MAX_DOMAINS:
             self._domains[e] = out
         return out

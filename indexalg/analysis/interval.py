@@ -81,23 +81,18 @@ def _with_facts(e: Expr, r: Interval, ctx: Context) -> Interval:
     fact = ctx.facts.get(e)
     if fact is not None:
         r = _meet(r, _fact_interval(fact, ctx))
-    if type(e) is Add and ctx.sum_facts:
-        terms = frozenset(e.args)
-        for f, pos, neg in ctx.sum_facts:
-            if f is e:
-                continue
-            if pos <= terms:  # e = f + rest
-                rest = interval(add(e, mul(-1, f)), ctx)
-                flo, fhi = _fact_interval(ctx.facts[f], ctx)
-                r = _meet(r, (flo + rest[0], fhi + rest[1]))
-            elif neg <= terms:  # e = -f + rest
-                rest = interval(add(e, f), ctx)
-                flo, fhi = _fact_interval(ctx.facts[f], ctx)
-                r = _meet(r, (rest[0] - fhi, rest[1] - flo))
+    for f, sign in ctx.sum_facts_in(e):
+        rest = interval(add(e, mul(-sign, f)), ctx)
+        flo, fhi = _fact_interval(ctx.facts[f], ctx)
+        if sign > 0:  # e = f + rest
+            r = _meet(r, (flo + rest[0], fhi + rest[1]))
+        else:  # e = -f + rest
+            r = _meet(r, (rest[0] - fhi, rest[1] - flo))
     return r
 
 
 def _fact_interval(fact: tuple[Expr | None, Expr | None], ctx: Context) -> Interval:
+    """The numeric interval between an inclusive pair of bound expressions (None: open)."""
     lo_e, hi_e = fact
     lo: Num = NEG_INF if lo_e is None else interval(lo_e, ctx)[0]
     hi: Num = INF if hi_e is None else interval(hi_e, ctx)[1]
@@ -214,12 +209,11 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
         return FULL if ctx.parent is None else symbol_interval(sym, ctx.parent)
     ctx.busy.add(sym)
     try:
-        lo: Num = NEG_INF if lo_e is None else interval(lo_e, ctx)[0]
-        hi: Num = INF if hi_e is None else interval(hi_e, ctx)[1]
+        got = _fact_interval((lo_e, hi_e), ctx)
     finally:
         ctx.busy.discard(sym)
-    ctx.sym_num[sym] = (lo, hi)
-    return lo, hi
+    ctx.sym_num[sym] = got
+    return got
 
 
 def bounded_symbols(ctx: Context) -> frozenset[Expr]:

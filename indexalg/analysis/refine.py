@@ -8,7 +8,6 @@ from indexalg.analysis.interval import interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import RangeError
 from indexalg.expr import And, Eq, Expr, Integer, Le, Lt, Max, Min, Not, Or, Symbol, add
-from indexalg.ranges import Ranges
 
 __all__ = ["refine", "range_is_empty", "empty_domain", "require_points"]
 
@@ -47,24 +46,6 @@ def _tighter(old: Expr, new: Expr, ctx: Context, *, upper: bool) -> Expr:
     return Min.make(old, new) if upper else Max.make(old, new)
 
 
-def _reaches(e: Expr, sym: Expr, ranges: Ranges) -> bool:
-    """Whether ``sym`` is a symbol of ``e`` or of the range bounds of its symbols,
-    transitively."""
-    seen: set[Expr] = set()
-    stack = list(e.symbol_set)
-    while stack:
-        s = stack.pop()
-        if s is sym:
-            return True
-        if s in seen:
-            continue
-        seen.add(s)
-        for b in ranges.get_bounds(s):
-            if b is not None:
-                stack.extend(b.symbol_set)
-    return False
-
-
 def refine(
     ctx: Context, cond: Expr, truth: bool, domain: frozenset[Expr] | None = None
 ) -> Context | None:
@@ -85,12 +66,12 @@ def refine(
     for a, b in facts:  # a <= b
         # a bound that reaches back to its own symbol through the ranges would make them
         # cyclic (s0 <= y + 1 with y in [s0 - 3, 5]): such a fact is ignored, which is sound
-        if type(a) is Symbol and not _reaches(b, a, ranges):
+        if type(a) is Symbol and a not in ranges.closure(b.symbol_set):
             lo, hi = ranges.get_bounds(a)
             hi = b if hi is None else _tighter(hi, b, ctx, upper=True)
             ranges = ranges.with_bounds(a, lo, hi)
             changed = True
-        if type(b) is Symbol and not _reaches(a, b, ranges):
+        if type(b) is Symbol and b not in ranges.closure(a.symbol_set):
             lo, hi = ranges.get_bounds(b)
             lo = a if lo is None else _tighter(lo, a, ctx, upper=False)
             ranges = ranges.with_bounds(b, lo, hi)

@@ -159,10 +159,9 @@ def _with_fact(e: Expr, computed: Expr | None, ctx: Context, side: Side) -> Expr
         f = fact[1] if side.upper else fact[0]
         if f is not None and not mentions_dependent(f, ctx, side.elim):
             best = _at_least_as_tight(f, best, ctx, side.upper)
-    if type(e) is Add and ctx.sum_facts:
-        via = _via_sum_fact(e, ctx, side)
-        if via is not None:
-            best = _at_least_as_tight(via, best, ctx, side.upper)
+    via = _via_sum_fact(e, ctx, side)
+    if via is not None:
+        best = _at_least_as_tight(via, best, ctx, side.upper)
     return best
 
 
@@ -178,13 +177,7 @@ def _at_least_as_tight(a: Expr, b: Expr | None, ctx: Context, upper: bool) -> Ex
 
 
 def _via_sum_fact(e: Expr, ctx: Context, side: Side) -> Expr | None:
-    terms = frozenset(e.args)
-    for f, pos, neg in ctx.sum_facts:
-        if f is e:
-            continue
-        sign = 1 if pos <= terms else (-1 if neg <= terms else 0)
-        if not sign:
-            continue
+    for f, sign in ctx.sum_facts_in(e):
         fb = ctx.facts[f][1 if (sign > 0) == side.upper else 0]
         if fb is None or mentions_dependent(fb, ctx, side.elim):
             continue

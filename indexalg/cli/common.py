@@ -31,7 +31,7 @@ from typing import TextIO
 from indexalg._bigint import int_to_str
 from indexalg.errors import IndexAlgError, ParseError, RangeError
 from indexalg.expr import Expr, Integer
-from indexalg.poly import DIVISION_KINDS
+from indexalg.poly import DIVISION_KINDS, division_count
 from indexalg.ranges import Ranges, RangeSpec, as_ranges, parse_range_arg
 
 __all__ = [
@@ -192,10 +192,8 @@ def print_json(obj: object) -> None:
 DIVMOD_KINDS: tuple[type[Expr], ...] = DIVISION_KINDS
 
 
-def divmod_ops(e: Expr) -> int:
-    """Number of division-like nodes (FloorDiv, Mod, ModularIndexing, CeilDiv, CleanDiv) in
-    ``e``, shared subtrees counted once: the figure the demo and the benchmarks compare."""
-    return sum(1 for node in e.walk() if type(node) in DIVMOD_KINDS)
+#: Number of division-like nodes in an expression (:func:`indexalg.poly.division_count`).
+divmod_ops = division_count
 
 
 def bound_text(b: object, *, upper: bool) -> str:

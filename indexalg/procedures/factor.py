@@ -40,15 +40,10 @@ from indexalg.expr import (
     integer,
     mul,
 )
-from indexalg.poly import DIVISION_KINDS, divide_exact, split_terms, term_factors
+from indexalg.poly import divide_exact, division_count, split_terms, term_factors
 from indexalg.procedures.base import Procedure
 
-__all__ = ["FACTOR_PROCEDURES", "division_count"]
-
-
-def division_count(e: Expr) -> int:
-    """The number of division nodes in ``e`` (shared subterms counted once)."""
-    return sum(1 for n in e.walk() if type(n) in DIVISION_KINDS)
+__all__ = ["FACTOR_PROCEDURES"]
 
 
 def _inner_division(a: Expr, ctx: Context) -> tuple[Expr, Expr, Expr] | None:
