@@ -28,7 +28,7 @@ from indexalg.procedures import Procedure
 from indexalg.prove import TIERS, Proof, exact_bounds, prove
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
 from indexalg.rules.base import Rule, RuleSet
-from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, simplify_in
+from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, cached_simplify, simplify_in
 
 __all__ = ["Analyzer"]
 
@@ -132,7 +132,12 @@ class Analyzer:
             return self.simplify_result(
                 e, rules=rules, procedures=procedures, step_limit=step_limit
             )
-        x = self._query(e)
+        x = _expr(e)
+        if rules is None and procedures is None and step_limit == DEFAULT_STEP_LIMIT:
+            hit = cached_simplify(x, self._ranges)
+            if hit is not None:
+                return hit
+        self._check(x)
         return simplify_in(
             x, self._ctx, rules=rules, procedures=procedures, step_limit=step_limit
         )[0]
@@ -170,9 +175,12 @@ class Analyzer:
         """``e`` read and checked for a query: caches trimmed between queries, and the
         ranges shown to admit points of ``e``."""
         x = _expr(e)
+        self._check(x)
+        return x
+
+    def _check(self, x: Expr) -> None:
         self._ctx.trim()
         require_points(x, self._ctx)
-        return x
 
 
 def _public(b: Expr | None) -> Any:

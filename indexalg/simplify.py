@@ -15,14 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, overload
 
-from indexalg.analysis.context import Context, context_for, finite
+from indexalg.analysis.context import Context, context_for, finite, normalised_ranges
 from indexalg.analysis.interval import interval
 from indexalg.analysis.refine import require_points
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.parse import parse
 from indexalg.procedures import PROCEDURES, Procedure
-from indexalg.ranges import RangesLike
+from indexalg.ranges import Ranges, RangesLike
 from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantiate, match, match_all
 from indexalg.rules import ALL
 
@@ -36,6 +36,9 @@ __all__ = [
     "SimplifyResult",
     "Simplifier",
     "DEFAULT_STEP_LIMIT",
+    "MAX_RESULTS",
+    "cached_simplify",
+    "clear_results",
 ]
 
 DEFAULT_STEP_LIMIT = 10_000
@@ -237,6 +240,43 @@ def _default_index() -> RuleIndex:
     return _DEFAULT_INDEX
 
 
+# --- the process-wide result memo --------------------------------------------------------
+
+#: The most (expression, ranges) results :data:`_RESULTS` holds; when full, its oldest
+#: quarter is dropped.
+MAX_RESULTS = 1 << 16
+
+#: (expression, ranges) -> the expression simplified by the default rules and procedures
+#: under those ranges (assumptions are part of the ranges: :meth:`Analyzer.assume` narrows
+#: them).  Unlike a context's ``simp_cache`` it survives the eviction of the context, so a
+#: repeated call costs one lookup.
+_RESULTS: dict[tuple[Expr, Ranges], Expr] = {}
+
+
+def clear_results() -> None:
+    """Forget every memoised simplification result."""
+    _RESULTS.clear()
+
+
+def _remember(key: tuple[Expr, Ranges], out: Expr) -> None:
+    if len(_RESULTS) >= MAX_RESULTS:
+        drop = MAX_RESULTS // 4
+        for k in [k for _, k in zip(range(drop), _RESULTS)]:
+            del _RESULTS[k]
+    _RESULTS[key] = out
+
+
+def cached_simplify(e: Expr | str, ranges: RangesLike) -> Expr | None:
+    """The memoised result of the default simplification of ``e`` under ``ranges``, or
+    None when there is none (the caller then simplifies).  Ranges are normalised first, so
+    invalid ranges raise as the full call would."""
+    r = ranges if type(ranges) is Ranges else normalised_ranges(ranges)
+    x = parse(e) if type(e) is str else e
+    if not isinstance(x, Expr):
+        return None
+    return _RESULTS.get((x, r))
+
+
 def simplify_in(
     e: Expr,
     ctx: Context,
@@ -246,8 +286,21 @@ def simplify_in(
     record: bool = False,
     step_limit: int = DEFAULT_STEP_LIMIT,
 ) -> tuple[Expr, SimplifyResult]:
-    """Simplify under an existing context (the Analyzer's entry point)."""
-    if rules is None and procedures is None and not record:
+    """Simplify under an existing context (the Analyzer's entry point).  The default
+    simplification of a top-level context is memoised process-wide (:data:`_RESULTS`)."""
+    default = rules is None and procedures is None and not record
+    key: tuple[Expr, Ranges] | None = None
+    if (
+        default
+        and step_limit == DEFAULT_STEP_LIMIT
+        and ctx.parent is None
+        and not ctx.query.where_depth
+    ):
+        key = (e, ctx.ranges)
+        hit = _RESULTS.get(key)
+        if hit is not None:
+            return hit, SimplifyResult(expr=hit)
+    if default:
         cache = ctx.simp_cache
         index = _default_index()
     else:
@@ -256,6 +309,8 @@ def simplify_in(
     procs = PROCEDURES if procedures is None else tuple(procedures)
     s = Simplifier(ctx, index, procs, cache, record=record, step_limit=step_limit)
     out = s.visit(e)
+    if key is not None:
+        _remember(key, out)
     s.result.expr = out
     s.result.steps = s.steps
     return out, s.result

@@ -20,6 +20,7 @@ __all__ = [
     "QueryState",
     "context_for",
     "clear_contexts",
+    "normalised_ranges",
     "MAX_CACHE_ENTRIES",
     "Infinity",
     "Num",
@@ -205,7 +206,7 @@ def _spec_key(ranges: dict[object, object]) -> tuple[object, ...]:
     )
 
 
-def _normalised(ranges: RangesLike) -> Ranges:
+def normalised_ranges(ranges: RangesLike) -> Ranges:
     """``as_ranges`` memoised on the literal spec."""
     if isinstance(ranges, Ranges) or ranges is None or type(ranges) is not dict:
         return as_ranges(ranges)
@@ -225,7 +226,7 @@ def _normalised(ranges: RangesLike) -> Ranges:
 
 def context_for(ranges: RangesLike) -> Context:
     """The shared :class:`Context` for these ranges (normalised first)."""
-    r = _normalised(ranges)
+    r = normalised_ranges(ranges)
     ctx = _CONTEXTS.get(r)
     if ctx is not None:
         _CONTEXTS.move_to_end(r)

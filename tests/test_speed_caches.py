@@ -1,0 +1,112 @@
+"""The process-wide memos (results, parsed texts): exact, keyed by everything the answer
+depends on, bounded, and cleared by ``ia.clear_caches()``."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import indexalg as ia
+from indexalg.analysis.context import clear_contexts, context_for
+from indexalg.simplify import simplify_in
+
+# the package's simplify/parse functions shadow their modules' names
+simplify_mod = importlib.import_module("indexalg.simplify")
+parse_mod = importlib.import_module("indexalg.parse")
+
+
+@pytest.fixture(autouse=True)
+def _cold() -> None:
+    ia.clear_caches()
+
+
+def test_repeated_call_is_memoised_and_equal() -> None:
+    r = {"x": 4096}
+    first = ia.simplify("x // 64 % 64 * 64 + x % 64", r)
+    assert str(first) == "x"
+    assert len(simplify_mod._RESULTS) >= 1
+    assert ia.simplify("x // 64 % 64 * 64 + x % 64", r) is first
+    assert ia.simplify(ia.parse("x // 64 % 64 * 64 + x % 64"), r) is first
+
+
+def test_result_depends_on_the_ranges() -> None:
+    e = ia.parse("x // 64")
+    assert str(ia.simplify(e, {"x": 64})) == "0"
+    assert str(ia.simplify(e, {"x": 4096})) == "x // 64"
+    assert str(ia.simplify(e, {"x": 64})) == "0"
+    assert str(ia.simplify(e)) == "x // 64"
+
+
+def test_assumptions_are_part_of_the_key() -> None:
+    an = ia.Analyzer({"x": 4096})
+    assert str(an.simplify("x // 64")) == "x // 64"
+    with an.assume("x < 64"):
+        assert str(an.simplify("x // 64")) == "0"
+        with an.assume("x < 1"):
+            assert str(an.simplify("x + 1")) == "1"
+        assert str(an.simplify("x + 1")) == "x + 1"
+    assert str(an.simplify("x // 64")) == "x // 64"
+    assert str(ia.simplify("x // 64", {"x": 4096})) == "x // 64"
+
+
+def test_custom_rules_procedures_and_step_limits_bypass_the_memo() -> None:
+    r = {"x": 4096}
+    e = "x // 64 % 64 * 64 + x % 64"
+    assert str(ia.simplify(e, r)) == "x"
+    assert str(ia.simplify(e, r, rules=(), procedures=())) != "x"
+    clear_contexts()  # the memoised result stays; a context's own table does not
+    with pytest.raises(ia.RewriteLimitError):
+        ia.simplify(e, r, step_limit=0)
+    res = ia.simplify_result(e, r)
+    assert str(res.expr) == "x" and res.steps > 0
+
+
+def test_errors_are_not_memoised() -> None:
+    with pytest.raises(ia.ParseError):
+        ia.simplify("x +", {"x": 4})
+    with pytest.raises(ia.ParseError):
+        ia.simplify("x +", {"x": 4})
+    with pytest.raises(ia.RangeError):
+        ia.simplify("x", {"x": (5, 2)})
+    with pytest.raises(ia.ExprTypeError):
+        ia.simplify(3.5, {"x": 4})  # type: ignore[arg-type]
+
+
+def test_narrowed_contexts_are_not_memoised() -> None:
+    ctx = context_for({"x": 4096})
+    child = ctx.narrow(ia.as_ranges({"x": 64}))
+    out, _ = simplify_in(ia.parse("x // 64"), child)
+    assert str(out) == "0"
+    assert (ia.parse("x // 64"), child.ranges) not in simplify_mod._RESULTS
+    assert str(ia.simplify("x // 64", {"x": 4096})) == "x // 64"
+
+
+def test_result_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(simplify_mod, "MAX_RESULTS", 16)
+    r = {"x": 4096}
+    for k in range(100):
+        assert str(ia.simplify(f"x + {k} - {k}", r)) == "x"
+        assert len(simplify_mod._RESULTS) <= 16
+    # the newest entries survive a trim
+    last = ia.parse("x + 99 - 99")
+    assert (last, ia.as_ranges(r)) in simplify_mod._RESULTS
+
+
+def test_clear_caches_empties_the_memos() -> None:
+    ia.simplify("x // 64", {"x": 4096})
+    assert simplify_mod._RESULTS and parse_mod._PARSED
+    ia.clear_caches()
+    assert not simplify_mod._RESULTS and not parse_mod._PARSED
+    assert str(ia.simplify("x // 64", {"x": 64})) == "0"
+
+
+def test_parse_memo_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = ia.parse("x // 64 % 8")
+    assert ia.parse("x // 64 % 8") is a
+    monkeypatch.setattr(parse_mod, "_MAX_PARSED", 8)
+    for k in range(40):
+        assert str(ia.parse(f"x + {k}")) == (f"x + {k}" if k else "x")
+        assert len(parse_mod._PARSED) <= 8
+    with pytest.raises(ia.ExprTypeError):
+        ia.parse(3)  # type: ignore[arg-type]
