@@ -230,3 +230,75 @@ def test_maybe_evaluate_static_on_claims(installed, syms):
     env._maybe_evaluate_static.cache_clear()  # the ShapeEnv clears its caches
     c = plug.counters()["maybe_evaluate_static"]
     assert c["calls"] == 2
+
+
+def _guarded_env(guards):
+    """A ShapeEnv with s27, s53 in [2, inf) and ``guards`` taken (as axioms)."""
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    s27 = sympy.Symbol("s27", integer=True, positive=True)
+    s53 = sympy.Symbol("s53", integer=True, positive=True)
+    env = ShapeEnv()
+    env.var_to_range[s27] = ValueRanges(2, sympy.oo)
+    env.var_to_range[s53] = ValueRanges(2, sympy.oo)
+    for g in guards(s27, s53):
+        env.axioms.update(dict(env.get_implications(env.simplify(g))))
+    return env, s27, s53
+
+
+def _pixel_shuffle_guards(s27, s53):
+    from torch.utils._sympy.functions import FloorDiv
+
+    return [
+        sympy.Eq(sympy.Mod(s27, 4), 0),
+        sympy.Ne(FloorDiv(s27, 4), 0),
+        sympy.Ne(FloorDiv(s27, 4), 1),
+    ]
+
+
+def test_claims_decided_under_the_shape_envs_axioms(installed):
+    """pixel shuffle's guards (4 | s27, s27 // 4 not 0 nor 1) decide its later claims, as the
+    ShapeEnv's own substitution of its axioms would; each answer checked at many points."""
+    from torch.utils._sympy.functions import FloorDiv
+
+    env, s27, s53 = _guarded_env(_pixel_shuffle_guards)
+    q = FloorDiv(s27, 2 * FloorDiv(s27, 4))
+    claims = {
+        sympy.Ge(q, 1): True,
+        sympy.Eq(q, 1): False,
+        sympy.Ge(FloorDiv(s27, 4), 2): True,
+        sympy.Eq(FloorDiv(s53 * q, 2), s53): True,
+        sympy.Lt(4 * FloorDiv(s27, 4), 2): False,
+    }
+    for claim, want in claims.items():
+        got = env._maybe_evaluate_static(claim)
+        assert got == (sympy.true if want else sympy.false), claim
+        for v27 in range(8, 200, 4):  # the values the guards allow
+            for v53 in (2, 3, 7):
+                assert bool(claim.subs({s27: v27, s53: v53})) is want, (claim, v27, v53)
+    c = plug.counters()["maybe_evaluate_static"]
+    assert c["answered"] == len(claims), plug.report()
+
+
+def test_explicit_axioms_are_not_replaced_by_the_shape_envs(installed):
+    """``axioms=()`` asks for a claim without the guards: the axioms are not read then."""
+    from torch.utils._sympy.functions import FloorDiv
+
+    env, s27, _s53 = _guarded_env(_pixel_shuffle_guards)
+    claim = sympy.Ge(FloorDiv(s27, 4), 2)  # true only under the guards (s27 = 4 is in range)
+    assert env._maybe_evaluate_static(claim, axioms=()) is None
+
+
+def test_axiom_facts_read_divisibility_bounds_and_exclusions():
+    import indexalg as ia
+    from indexalg.inductor import _axioms
+
+    env = _guarded_env(lambda s27, s53: [*_pixel_shuffle_guards(s27, s53), sympy.Le(s53, 64)])[0]
+    with plug.enabled():
+        f = _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e)
+        assert _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e) is f  # memo
+    assert f.subs == {ia.parse("s27"): ia.parse("4*_ia_q4_s27")}
+    assert f.ranges["_ia_q4_s27"] == (2, None)
+    assert f.ranges["s53"] == (2, 64)
+    assert _axioms.axiom_facts(object(), _entries._env_symbol_range, lambda e: e) is _axioms.EMPTY

@@ -31,7 +31,7 @@ from indexalg.expr import (
     integer,
 )
 
-from . import _convert
+from . import _axioms, _convert
 from ._state import EntryStats, Fallback, clock, stats_for
 
 __all__ = ["ENTRY_POINTS", "EntryPoint", "expression_keys_supported"]
@@ -428,6 +428,16 @@ def _zero() -> Any:
 # ShapeEnv._maybe_evaluate_static on claims: decided by indexalg's analysis where it can
 
 
+def _env_symbol_range(shape_env: Any, obj: Any) -> tuple[int | None, int | None]:
+    if obj is None:
+        return (None, None)
+    try:
+        lo, hi = _symbol_range(shape_env, obj, _assumption_range(obj))
+    except Fallback:
+        return (None, None)
+    return (lo, hi)
+
+
 def _is_claim(expr: Any) -> bool:
     return bool(getattr(expr, "is_Relational", False) or getattr(expr, "is_Boolean", False))
 
@@ -456,20 +466,36 @@ def _fast_maybe_evaluate_static(
         raise Fallback("not_a_claim")
     t0 = clock()
     c = _convert.to_ia(expr)
-    c = _apply_replacements(getattr(self, "replacements", None), c)
+    replacements = getattr(self, "replacements", None)
+    c = _apply_replacements(replacements, c)
+    st.convert_seconds += clock() - t0
+    facts = (
+        _axioms.axiom_facts(self, _env_symbol_range, lambda e: _apply_replacements(replacements, e))
+        if axioms is None
+        else _axioms.EMPTY
+    )
+    c = facts.apply(c)
     table = dict(var_to_range) if var_to_range is not None else None
-    spec: dict[str, Any] = {}
+    spec: dict[Any, Any] = {}
     for sym in c.symbol_set:
-        obj = _convert.symbol_for(sym.payload)
+        name = sym.payload
+        obj = _convert.symbol_for(name)
         if table is not None and obj in table:
             vr = table[obj]
-            spec[sym.payload] = (_int_bound(vr.lower), _int_bound(vr.upper))
+            base = (_int_bound(vr.lower), _int_bound(vr.upper))
+        elif obj is None:
+            base = (None, None)  # a fresh quotient of the axioms: its range is below
         else:
-            spec[sym.payload] = _symbol_range(self, obj, _assumption_range(obj))
-    st.convert_seconds += clock() - t0
-    key = (c, tuple(sorted(spec.items())))
+            base = _symbol_range(self, obj, _assumption_range(obj))
+        known = facts.ranges.get(name)
+        spec[name] = base if known is None else _axioms.meet(base, known)
+    names = c.symbol_set
+    used = [(k, v) for k, v in facts.facts.items() if k.symbol_set <= names]
+    key = (c, tuple(sorted(spec.items())), tuple(sorted((str(k), v) for k, v in used)))
     hit = _CLAIMS.get(key, _NO_ANSWER)
     if hit is _NO_ANSWER:
+        for k, v in used:
+            spec[k] = v
         ranges = ia.as_ranges(spec)
         if ia.prove(c, ranges, tiers=_CHEAP_TIERS).status == "proved":
             hit = True
@@ -600,6 +626,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
 
 
 def clear_memos() -> None:
+    _axioms.clear()
     _STRIDES.clear()
     _CLAIMS.clear()
     _convert.clear()
