@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import TYPE_CHECKING
 
-from indexalg.analysis.decide import decide_in
+from indexalg.analysis.decide import holds_in
 from indexalg.analysis.interval import interval
 from indexalg.expr import (
     And,
@@ -161,14 +161,19 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
         la, ha = interval(lhs, ctx)
         lb, hb = interval(rhs, ctx)
         strict = t is Lt
-        if want and (ha < lb or (not strict and ha <= lb)):
-            return True
-        if not want and (hb < la or (strict and hb <= la)):
-            return True
+        if want:
+            if ha < lb or (not strict and ha <= lb):
+                return True
+            if hb < la or (strict and hb <= la):
+                return False  # false at every point: no proof unless the domain is empty
+        else:
+            if hb < la or (strict and hb <= la):
+                return True
+            if ha < lb or (not strict and ha <= lb):
+                return False
         if not _may_correlate(lhs, rhs, ctx):
             return False
-    v = decide_in(c.rebuild((lhs, rhs)), ctx)
-    return v is want
+    return holds_in(c.rebuild((lhs, rhs)), ctx, want)
 
 
 def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:

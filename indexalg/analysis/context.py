@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 
-
 _MAX_DOMAINS = 4096
 
 
@@ -58,6 +57,7 @@ class Context:
         "ranges",
         "num_cache",
         "simp_cache",
+        "decided",
         "size_symbols",
         "dependent",
         "eliminable",
@@ -78,13 +78,16 @@ class Context:
         self.num_cache: dict[Expr, tuple[Num, Num]] = {}
         #: node -> simplified node under these ranges (default rule set only)
         self.simp_cache: dict[Expr, Expr] = {}
+        #: (claim, wanted truth value) -> whether the analyses prove it has that value
+        #: (:func:`indexalg.analysis.decide.holds_in`)
+        self.decided: dict[tuple[Expr, bool], bool] = {}
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
         for sym, (lo, hi) in ranges.items():
             for b in (lo, hi):
                 if b is None or (not b.args and type(b) is not Symbol):
                     continue
-                syms = [n for n in b.walk() if type(n) is Symbol]
+                syms = b.symbol_set
                 if syms:
                     dependent.add(sym)
                     referenced.update(syms)
@@ -93,9 +96,7 @@ class Context:
         #: symbols whose range refers to other symbols: eliminated in symbolic bounds
         self.dependent: frozenset[Expr] = frozenset(dependent)
         #: symbols public bounds are not expressed in: every ranged symbol except sizes
-        self.eliminable: frozenset[Expr] = frozenset(
-            s for s in ranges if s not in referenced
-        )
+        self.eliminable: frozenset[Expr] = frozenset(s for s in ranges if s not in referenced)
         #: the re-entrancy state, shared with the contexts narrowed from this one
         self.query: QueryState = QueryState() if query is None else query
         #: expression -> inclusive (lo, hi) assumed at every point (ranges keyed by an
@@ -163,9 +164,28 @@ class Context:
                 if lo is not None
                 and hi is not None
                 and (type(lo) is not Integer or type(hi) is not Integer)
-                and is_empty(s)
+                and self._range_empty(s, is_empty)
             )
         return self._empty
+
+    def _range_empty(self, s: Expr, is_empty: Callable[[Expr], bool]) -> bool:
+        """``is_empty(s)``, memoised process-wide on the ranges it can read: those of
+        ``s``'s closure (ranges differing in other symbols share the answer).  Not with
+        facts or inside a narrowed context, whose answers may read more."""
+        if self.facts or self.parent is not None:
+            return is_empty(s)
+        ranges = self.ranges
+        key = (
+            s,
+            tuple((t, ranges.get_bounds(t)) for t in sorted(ranges.closure((s,)), key=_by_name)),
+        )
+        hit = _EMPTY_RANGES.get(key)
+        if hit is None:
+            hit = is_empty(s)
+            if len(_EMPTY_RANGES) >= _MAX_DOMAINS:
+                _EMPTY_RANGES.clear()
+            _EMPTY_RANGES[key] = hit
+        return hit
 
     def trim(self) -> None:
         """Drop the memo tables once they pass :data:`MAX_CACHE_ENTRIES` (called between
@@ -176,6 +196,8 @@ class Context:
             self.num_cache.clear()
         if len(self.simp_cache) > MAX_CACHE_ENTRIES:
             self.simp_cache.clear()
+        if len(self.decided) > MAX_CACHE_ENTRIES:
+            self.decided.clear()
         if len(self._domains) >= _MAX_DOMAINS:
             self._domains.clear()
 
@@ -189,9 +211,21 @@ _MAX_CONTEXTS = 256
 
 
 def clear_contexts() -> None:
-    """Forget every cached context and normalised ranges spec."""
+    """Forget every cached context, normalised ranges spec and emptiness answer."""
     _CONTEXTS.clear()
     _BY_SPEC.clear()
+    _EMPTY_RANGES.clear()
+
+
+#: (symbol, the ranges of its closure) -> whether its range is provably empty
+_EMPTY_RANGES: dict[
+    tuple[Expr, tuple[tuple[Expr, tuple[Expr | None, Expr | None]], ...]], bool
+] = {}
+
+
+def _by_name(s: Expr) -> str:
+    name: str = s.payload
+    return name
 
 
 _BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
