@@ -18,6 +18,8 @@ and prints a short table last.  Parts (each guarded: a failure is recorded, the 
   output (1024 x 1024 x 1024 float32, ``input_precision="ieee"``), against torch.
 * ``multi_output``: ``mean_var`` (one operation, two outputs) persistent and looped against
   ``torch.var_mean``.
+* ``host_descriptors``: the models suite's transposes with pointer tiles against host-side
+  ``TensorDescriptor`` loads (and stores), built once per launch (issue 14).
 * ``determinism``: every kernel kind generated in subprocesses under two ``PYTHONHASHSEED``
   values, with this machine's Triton (block pointers included where it has them).
 """
@@ -298,10 +300,165 @@ def part_determinism() -> dict[str, Any]:
     return {"ok": outs[0] == outs[1], "kernels": int(last[-1]), "digest": last[1]}
 
 
+
+# --- host-side tensor descriptors (issue 14) -----------------------------------------------
+
+def host_descriptor_kernels() -> dict[str, Any]:
+    """Batched transposes ``out[b, n, m] = in[b, m, n] * alpha + beta`` (the shape of
+    transpose_last2_add and channels_last -> contiguous) and the KV-heads transpose
+    ``out[b, h, s, :] = in[b, s, h, :]``, each with plain pointer tiles (what indexalg's
+    generated kernels do), with a host-side ``TensorDescriptor`` for the load (built once per
+    launch, passed as an argument, no in-kernel descriptor creation) and with host-side
+    descriptors for both the load and the store."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def tr_pointers(x, y, M, N, alpha, beta, BM: tl.constexpr, BN: tl.constexpr):  # type: ignore[no-untyped-def]
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        b = tl.program_id(2).to(tl.int64)
+        m = pm * BM + tl.arange(0, BM)[:, None]
+        n = pn * BN + tl.arange(0, BN)[None, :]
+        mask = (m < M) & (n < N)
+        v = tl.load(x + b * M * N + m * N + n, mask) * alpha + beta
+        tl.store(y + b * M * N + n * M + m, v, mask)
+
+    @triton.jit
+    def tr_desc_load(xd, y, M, N, alpha, beta, BM: tl.constexpr, BN: tl.constexpr):  # type: ignore[no-untyped-def]
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        b = tl.program_id(2)
+        v = xd.load([b, pm * BM, pn * BN]).reshape(BM, BN) * alpha + beta
+        m = pm * BM + tl.arange(0, BM)[:, None]
+        n = pn * BN + tl.arange(0, BN)[None, :]
+        tl.store(y + b.to(tl.int64) * M * N + n * M + m, v, (m < M) & (n < N))
+
+    @triton.jit
+    def tr_desc_both(xd, yd, M, N, alpha, beta, BM: tl.constexpr, BN: tl.constexpr):  # type: ignore[no-untyped-def]
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        b = tl.program_id(2)
+        v = xd.load([b, pm * BM, pn * BN]).reshape(BM, BN) * alpha + beta
+        yd.store([b, pn * BN, pm * BM], tl.trans(v).reshape(1, BN, BM))
+
+    @triton.jit
+    def kv_pointers(x, y, S, H, D: tl.constexpr, SB: tl.constexpr):  # type: ignore[no-untyped-def]
+        ps = tl.program_id(0)
+        h = tl.program_id(1).to(tl.int64)
+        b = tl.program_id(2).to(tl.int64)
+        s = ps * SB + tl.arange(0, SB)[:, None]
+        d = tl.arange(0, D)[None, :]
+        v = tl.load(x + ((b * S + s) * H + h) * D + d, s < S)
+        tl.store(y + ((b * H + h) * S + s) * D + d, v, s < S)
+
+    @triton.jit
+    def kv_desc_both(xd, yd, S, H, D: tl.constexpr, SB: tl.constexpr):  # type: ignore[no-untyped-def]
+        ps = tl.program_id(0)
+        h = tl.program_id(1)
+        b = tl.program_id(2)
+        v = xd.load([b, ps * SB, h, 0]).reshape(SB, D)
+        yd.store([b, h, ps * SB, 0], v.reshape(1, 1, SB, D))
+
+    return {"tr_pointers": tr_pointers, "tr_desc_load": tr_desc_load,
+            "tr_desc_both": tr_desc_both, "kv_pointers": kv_pointers,
+            "kv_desc_both": kv_desc_both}
+
+
+def run_transpose(kind: str, x: Any, y: Any, alpha: float, beta: float, bm: int, bn: int,
+                  num_warps: int = 4) -> None:
+    """``y = x.transpose(1, 2) * alpha + beta`` (x, y contiguous 3-D) with the kernel of
+    ``kind``: ``pointers``, ``desc_load`` or ``desc_both``; descriptors built here, once."""
+    import triton
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    k = host_descriptor_kernels()
+    b, m, n = x.shape
+    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn), b)
+    xa: Any = x
+    ya: Any = y
+    if kind != "pointers":
+        xa = TensorDescriptor.from_tensor(x, [1, bm, bn])
+    if kind == "desc_both":
+        ya = TensorDescriptor.from_tensor(y, [1, bn, bm])
+    k[f"tr_{kind}"][grid](xa, ya, m, n, alpha, beta, BM=bm, BN=bn, num_warps=num_warps)
+
+
+def run_kv(kind: str, x: Any, y: Any, sb: int, num_warps: int = 4) -> None:
+    """``y = x.transpose(1, 2).contiguous()`` for x (B, S, H, D), y (B, H, S, D)."""
+    import triton
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    k = host_descriptor_kernels()
+    b, s, h, d = x.shape
+    grid = (triton.cdiv(s, sb), h, b)
+    if kind == "pointers":
+        k["kv_pointers"][grid](x, y, s, h, D=d, SB=sb, num_warps=num_warps)
+        return
+    xd = TensorDescriptor.from_tensor(x, [1, sb, 1, d])
+    yd = TensorDescriptor.from_tensor(y, [1, 1, sb, d])
+    k["kv_desc_both"][grid](xd, yd, s, h, D=d, SB=sb, num_warps=num_warps)
+
+
+def part_host_descriptors() -> dict[str, Any]:
+    """The three transposes of the models suite with pointers vs host-side descriptors: each
+    variant checked against torch (exact: a transpose, a scale and a shift), then timed."""
+    import torch
+
+    out: dict[str, Any] = {}
+    cases = [("transpose_last2_add", (64, 2048, 2048), 1.0, 1.0),
+             ("channels_last_to_contiguous", (64, 3136, 256), 0.5, 0.0)]
+    for name, shape, alpha, beta in cases:
+        x = torch.randn(shape, device="cuda")
+        ref = x.transpose(1, 2) * alpha + beta
+        y = torch.empty_like(ref)
+        row: dict[str, Any] = {"bytes": 2 * x.numel() * 4}
+        for kind in ("pointers", "desc_load", "desc_both"):
+            for bm, bn, w in ((64, 64, 8), (64, 64, 4)):
+                key = f"{kind} {bm}x{bn} warps={w}"
+                try:
+                    y.fill_(float("nan"))
+                    run_transpose(kind, x, y, alpha, beta, bm, bn, w)
+                    ok = bool(torch.equal(y, ref))
+                    ms = _bench(lambda k=kind, x=x, y=y, a=alpha, b=beta, bm=bm, bn=bn, w=w:
+                                run_transpose(k, x, y, a, b, bm, bn, w))
+                    row[key] = {"us": ms * 1e3, "ok": ok}
+                except Exception as err:  # recorded
+                    row[key] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:300]}
+                print(f"{name} {key}: {row[key]}", flush=True)
+        out[name] = row
+        del x, y, ref
+    x = torch.randn((8, 2048, 32, 128), device="cuda").to(torch.bfloat16)
+    ref = x.transpose(1, 2).contiguous()
+    y = torch.empty_like(ref)
+    row = {"bytes": 2 * x.numel() * 2}
+    for kind in ("pointers", "desc_both"):
+        for sb, w in ((64, 4), (64, 8)):
+            key = f"{kind} SB={sb} warps={w}"
+            try:
+                y.fill_(float("nan"))
+                run_kv(kind, x, y, sb, w)
+                ok = bool(torch.equal(y, ref))
+                ms = _bench(lambda k=kind, x=x, y=y, sb=sb, w=w: run_kv(k, x, y, sb, w))
+                row[key] = {"us": ms * 1e3, "ok": ok}
+            except Exception as err:  # recorded
+                row[key] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:300]}
+            print(f"kv_heads_transpose {key}: {row[key]}", flush=True)
+    out["kv_heads_transpose"] = row
+    for r in out.values():
+        best = {k: min((v["us"] for kk, v in r.items() if isinstance(v, dict)
+                        and kk.startswith(k) and v.get("ok")), default=None)
+                for k in ("pointers", "desc_load", "desc_both")}
+        r["best_us"] = best
+    out["ok"] = all(v.get("ok", True) for r in out.values() if isinstance(r, dict)
+                    for v in r.values() if isinstance(v, dict) and "ok" in v)
+    return out
+
+
 PARTS: dict[str, Callable[..., dict[str, Any]]] = {
     "debug": part_debug, "combo": part_combo, "reduction": part_reduction,
     "template": part_template, "multi_output": part_multi_output,
-    "determinism": part_determinism,
+    "determinism": part_determinism, "host_descriptors": part_host_descriptors,
 }
 
 

@@ -399,18 +399,29 @@ MODELS: dict[str, Model] = {m.name: m for m in [
 ]}
 
 
-def tuning_space(spec: Any) -> list[Any]:
-    """The configs tuned on the GPU: the pointer configs of ``default_configs`` (every kernel
-    won by pointers in issue 8's run) and its first structured config, timed so that each
-    run measures again whether a structured kind pays."""
-    from indexalg_triton.codegen import default_configs
+def tuning_space(spec: Any, *, wide: bool = False, structured: bool = True) -> list[Any]:
+    """The configs tuned on the GPU: the configs of ``default_configs`` for a reduction (the
+    reduction model's choice first: split, looped or persistent), for a pointwise kernel its
+    pointer configs (every kernel won by pointers in issue 8's run) and, with ``structured``,
+    its first structured config, timed so that each run measures again whether a structured
+    kind pays.  ``wide``: the 1-D pointwise space broadened (XBLOCK 512 to 8192, 2 to 16
+    warps), to measure whether any of it helps."""
+    from indexalg_triton.codegen import Config, default_configs
 
     cfgs = default_configs(spec)
-    pointers = [c for c in cfgs if not c.structured]
-    structured = [c for c in cfgs if c.structured]
     if spec.is_reduction:
         return cfgs
-    return [*pointers, *structured[:1]]
+    pointers = [c for c in cfgs if not c.structured]
+    extra: list[Any] = []
+    if wide and pointers and not pointers[0].has("YBLOCK"):
+        extra = [Config.of(w, False, XBLOCK=x) for x, w in WIDE_1D]
+        extra = [c for c in extra if c not in pointers]
+    first_structured = [c for c in cfgs if c.structured][:1] if structured else []
+    return [*pointers, *extra, *first_structured]
+
+
+#: The broadened 1-D pointwise configs (XBLOCK, warps) of ``tuning_space(wide=True)``.
+WIDE_1D = ((512, 4), (1024, 8), (4096, 16), (8192, 16))
 
 
 def geomean(xs: Sequence[float]) -> float:

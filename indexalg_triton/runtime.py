@@ -158,6 +158,16 @@ def launch(src: KernelSource, tensors: Mapping[str, Any]) -> None:
     if missing:
         raise InvalidOperationError(f"launch of {src.kernel_name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
+    if src.stages:  # a split reduction: its kernels in order, over fresh workspaces
+        import torch
+
+        scratch = {b.name: torch.empty([int(s.payload) for s in b.view.sizes],  # type: ignore[attr-defined]
+                                       dtype=getattr(torch, b.dtype),
+                                       device=tensors[src.arg_names[0]].device)
+                   for b in src.workspaces}
+        for stage in src.stages:
+            launch(stage, {**tensors, **scratch})
+        return
     set_allocator(dev)
     kernel = compile_kernel(src, interpret=dev == "cpu")
     args = [(n, tensors[n]) for n in src.arg_names]

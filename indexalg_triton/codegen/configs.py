@@ -16,14 +16,17 @@ from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, Integer, Symbol, integer
 from indexalg.simplify import simplify
 from indexalg_triton.access import Access, supported_kinds
-from indexalg_triton.planner import choose_tiling
-from indexalg_triton.spec import KernelSpec
+from indexalg_triton.codegen.split import splittable
+from indexalg_triton.layout import dtype_bytes
+from indexalg_triton.planner import ReductionPlan, choose_tiling, plan_reduction
+from indexalg_triton.spec import Buffer, KernelSpec
 
 __all__ = [
     "Config",
     "KernelSource",
     "default_configs",
     "direct_accesses",
+    "reduction_plan",
     "resolve_kinds",
     "tiling_groups",
 ]
@@ -56,6 +59,9 @@ class Config:
             raise InvalidOperationError(f"num_warps must be a power of two <= 32, got {num_warps}")
         return Config(tuple(sorted(blocks.items())), num_warps, structured, flat)
 
+    def has(self, name: str) -> bool:
+        return any(k == name for k, _ in self.blocks)
+
     def block(self, name: str) -> int:
         for k, v in self.blocks:
             if k == name:
@@ -83,6 +89,10 @@ class KernelSource:
     tiling: str
     asserts: tuple[str, ...] = field(default_factory=tuple)
     body: str = ""  # the kernel definition alone, without the helper preamble
+    # a split reduction: the kernels launched in order (each a one-kernel source) and the
+    # float32 workspaces they share, allocated per launch; ``source`` holds them all
+    stages: tuple[KernelSource, ...] = ()
+    workspaces: tuple[Buffer, ...] = ()
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -142,27 +152,21 @@ def default_configs(spec: KernelSpec, kinds: tuple[str, ...] | None = None) -> l
 
 
 def _reduction_configs(spec: KernelSpec) -> list[Config]:
+    """The reduction model's configs (:func:`~indexalg_triton.planner.plan_reduction`), its
+    choice first."""
+    return [Config.make(b, w) for w, b in reduction_plan(spec).configs]
+
+
+def reduction_plan(spec: KernelSpec) -> ReductionPlan:
+    """The reduction model's plan for ``spec``: rows and r, whether r is read contiguously,
+    the widest element read, whether the spec can be split."""
     assert spec.reduction is not None
-    rnumel = spec.reduction[1]
-    rpow = 1 << max(0, (rnumel - 1).bit_length())
-    if _reduces_contiguously(spec):
-        out = []
-        if rpow <= 32768:  # one program per row holds it: 64 floats per thread at 16 warps
-            out.append(Config.of(16 if rpow >= 8192 else 8, XBLOCK=1, RBLOCK=rpow))
-            if rpow <= 4096:
-                out.append(Config.of(8, XBLOCK=max(1, 4096 // rpow), RBLOCK=rpow))
-        out += [Config.of(8, XBLOCK=1, RBLOCK=min(rpow, 4096)),
-                Config.of(8, XBLOCK=4, RBLOCK=min(rpow, 1024)),
-                Config.of(4, XBLOCK=8, RBLOCK=min(rpow, 512))]
-        return _unique(out)
-    # column reductions: narrow x blocks as well, so that few columns still make enough
-    # programs (16384 columns at XBLOCK=64 are 256 programs for 132 SMs)
-    return _unique([Config.of(8, XBLOCK=64, RBLOCK=min(rpow, 64)),
-                    Config.of(8, XBLOCK=128, RBLOCK=min(rpow, 32)),
-                    Config.of(4, XBLOCK=32, RBLOCK=min(rpow, 64)),
-                    Config.of(8, XBLOCK=256, RBLOCK=min(rpow, 16)),
-                    Config.of(8, XBLOCK=32, RBLOCK=min(rpow, 128)),
-                    Config.of(4, XBLOCK=16, RBLOCK=min(rpow, 128))])
+    xnumel = 1
+    for _, s in spec.loops:
+        xnumel *= s
+    sizes = [dtype_bytes(o.dtype) for o in spec.ops if o.kind == "load"] or [4]
+    return plan_reduction(xnumel, spec.reduction[1], contiguous=_reduces_contiguously(spec),
+                          itemsize=min(sizes), splittable=splittable(spec) is None)
 
 
 def _unique(cs: list[Config]) -> list[Config]:
