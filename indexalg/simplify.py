@@ -173,7 +173,7 @@ class Simplifier:
     def _rewrite_once(self, node: Expr) -> Expr | None:
         cls = type(node)
         record = self.record
-        for rule in self.index.by_class.get(cls, ()):
+        for rule in self.index.candidates(node):
             if record:
                 self._tried(rule.name)
             lhs = rule.lhs

@@ -110,3 +110,46 @@ def test_parse_memo_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> Non
         assert len(parse_mod._PARSED) <= 8
     with pytest.raises(ia.ExprTypeError):
         ia.parse(3)  # type: ignore[arg-type]
+
+
+def test_rule_candidates_skip_roots_that_cannot_match() -> None:
+    index = simplify_mod._default_index()
+    names = [r.name for r in index.candidates(ia.parse("x // s0"))]
+    assert "floordiv_by_one" not in names and "floordiv_of_floordiv" not in names
+    assert "floordiv_below_divisor" in names and "floordiv_self" in names
+    by_one = ia.FloorDiv.make(ia.parse("x"), ia.parse("1"))
+    if type(by_one) is ia.FloorDiv:  # the constructor may fold it already
+        assert "floordiv_by_one" in [r.name for r in index.candidates(by_one)]
+    nested = ia.parse("ModularIndexing(ModularIndexing(x, 1, 32), 2, 8)")
+    assert "modular_indexing_nested" in [r.name for r in index.candidates(nested)]
+    flat = ia.parse("ModularIndexing(x, 2, 8)")
+    assert "modular_indexing_nested" not in [r.name for r in index.candidates(flat)]
+    # the candidates keep table order
+    order = [r.name for r in index.by_class[type(nested)]]
+    got = [r.name for r in index.candidates(nested)]
+    assert got == [n for n in order if n in got]
+
+
+@pytest.mark.parametrize(
+    ("claim", "ranges"),
+    [
+        ("x < s0", {"x": "s0", "s0": (1, None)}),
+        ("x <= s0", {"x": (0, "s0"), "s0": (1, None)}),
+        ("s0 < x", {"x": "s0", "s0": (1, None)}),
+        ("x < 8", {"x": 16}),
+        ("x < 16", {"x": 16}),
+        ("x + y < s0 + 4", {"x": "s0", "y": 4, "s0": (1, None)}),
+        ("x == 3", {"x": (3, 3)}),
+        ("x % 4 == 1", {"x": 64}),
+    ],
+)
+def test_holds_in_is_decide_in(claim: str, ranges: dict[str, object]) -> None:
+    from indexalg.analysis.decide import decide_in, holds_in
+
+    c = ia.parse(claim)
+    ctx = context_for(ranges)  # type: ignore[arg-type]
+    v = decide_in(c, ctx)
+    for want in (True, False):
+        assert holds_in(c, ctx, want) is (v is want)
+        assert holds_in(c, ctx, want) is (v is want)  # memoised
+    assert (c, True) in ctx.decided

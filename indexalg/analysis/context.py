@@ -58,6 +58,7 @@ class Context:
         "num_cache",
         "simp_cache",
         "decided",
+        "sym_cache",
         "size_symbols",
         "dependent",
         "eliminable",
@@ -81,6 +82,9 @@ class Context:
         #: (claim, wanted truth value) -> whether the analyses prove it has that value
         #: (:func:`indexalg.analysis.decide.holds_in`)
         self.decided: dict[tuple[Expr, bool], bool] = {}
+        #: (node, side, Where depth, emptiness check running) -> its symbolic bound
+        #: (:func:`indexalg.analysis.symbolic.sym_bound`)
+        self.sym_cache: dict[tuple[Expr, object, int, bool], Expr | None] = {}
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
         for sym, (lo, hi) in ranges.items():
@@ -164,28 +168,9 @@ class Context:
                 if lo is not None
                 and hi is not None
                 and (type(lo) is not Integer or type(hi) is not Integer)
-                and self._range_empty(s, is_empty)
+                and is_empty(s)
             )
         return self._empty
-
-    def _range_empty(self, s: Expr, is_empty: Callable[[Expr], bool]) -> bool:
-        """``is_empty(s)``, memoised process-wide on the ranges it can read: those of
-        ``s``'s closure (ranges differing in other symbols share the answer).  Not with
-        facts or inside a narrowed context, whose answers may read more."""
-        if self.facts or self.parent is not None:
-            return is_empty(s)
-        ranges = self.ranges
-        key = (
-            s,
-            tuple((t, ranges.get_bounds(t)) for t in sorted(ranges.closure((s,)), key=_by_name)),
-        )
-        hit = _EMPTY_RANGES.get(key)
-        if hit is None:
-            hit = is_empty(s)
-            if len(_EMPTY_RANGES) >= _MAX_DOMAINS:
-                _EMPTY_RANGES.clear()
-            _EMPTY_RANGES[key] = hit
-        return hit
 
     def trim(self) -> None:
         """Drop the memo tables once they pass :data:`MAX_CACHE_ENTRIES` (called between
@@ -198,6 +183,8 @@ class Context:
             self.simp_cache.clear()
         if len(self.decided) > MAX_CACHE_ENTRIES:
             self.decided.clear()
+        if len(self.sym_cache) > MAX_CACHE_ENTRIES:
+            self.sym_cache.clear()
         if len(self._domains) >= _MAX_DOMAINS:
             self._domains.clear()
 
