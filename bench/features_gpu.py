@@ -20,6 +20,8 @@ and prints a short table last.  Parts (each guarded: a failure is recorded, the 
   ``torch.var_mean``.
 * ``host_descriptors``: the models suite's transposes with pointer tiles against host-side
   ``TensorDescriptor`` loads (and stores), built once per launch (issue 14).
+* ``eviction``: the cache hints of the generated loads measured on and off, and split
+  col_mean tile shapes (issue 14).
 * ``determinism``: every kernel kind generated in subprocesses under two ``PYTHONHASHSEED``
   values, with this machine's Triton (block pointers included where it has them).
 """
@@ -27,6 +29,7 @@ and prints a short table last.  Parts (each guarded: a failure is recorded, the 
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import os
@@ -303,6 +306,7 @@ def part_determinism() -> dict[str, Any]:
 
 # --- host-side tensor descriptors (issue 14) -----------------------------------------------
 
+@functools.lru_cache(maxsize=1)
 def host_descriptor_kernels() -> dict[str, Any]:
     """Batched transposes ``out[b, n, m] = in[b, m, n] * alpha + beta`` (the shape of
     transpose_last2_add and channels_last -> contiguous) and the KV-heads transpose
@@ -410,7 +414,7 @@ def part_host_descriptors() -> dict[str, Any]:
              ("channels_last_to_contiguous", (64, 3136, 256), 0.5, 0.0)]
     for name, shape, alpha, beta in cases:
         x = torch.randn(shape, device="cuda")
-        ref = x.transpose(1, 2) * alpha + beta
+        ref = (x.transpose(1, 2) * alpha + beta).contiguous()
         y = torch.empty_like(ref)
         row: dict[str, Any] = {"bytes": 2 * x.numel() * 4}
         for kind in ("pointers", "desc_load", "desc_both"):
@@ -455,10 +459,88 @@ def part_host_descriptors() -> dict[str, Any]:
     return out
 
 
+
+def part_eviction() -> dict[str, Any]:
+    """The models suite's reductions and pointwise stragglers, each config timed with the
+    generated cache hints, without ``evict_first``, without ``evict_last`` and with none (the
+    same kernel otherwise); and the split col_mean's partial kernel alone and other split
+    tile shapes."""
+    import dataclasses
+
+    import torch
+
+    from bench.gpu_models import MODELS
+    from indexalg_triton import from_torch
+    from indexalg_triton.codegen import Config, generate
+    from indexalg_triton.runtime import launch, make_outputs
+
+    cases = {
+        "layernorm": [Config.of(8, XBLOCK=1, RBLOCK=4096), Config.of(16, XBLOCK=1, RBLOCK=4096)],
+        "softmax_scale_mask": [Config.of(1, XBLOCK=1, RBLOCK=1024),
+                               Config.of(8, XBLOCK=4, RBLOCK=1024)],
+        "softmax_permuted": [Config.of(16, XBLOCK=8, RBLOCK=4096)],
+        "avg_pool": [Config.of(4, False, XBLOCK=1024)],
+        "rotary_half": [Config.of(4, False, XBLOCK=1024)],
+        "gelu_bias_residual": [Config.of(8, False, XBLOCK=4096)],
+        "col_mean": [Config.of(8, XBLOCK=64, RBLOCK=64, SPLIT=4)],
+    }
+    strip = {"hints": (), "no_first": (", eviction_policy='evict_first'",),
+             "no_last": (", eviction_policy='evict_last'",),
+             "none": (", eviction_policy='evict_first'", ", eviction_policy='evict_last'")}
+    out: dict[str, Any] = {}
+
+    def variant(src: Any, cut: tuple[str, ...]) -> Any:
+        def drop(text: str) -> str:
+            for c in cut:
+                text = text.replace(c, "")
+            return text
+
+        stages = tuple(dataclasses.replace(s, source=drop(s.source)) for s in src.stages)
+        return dataclasses.replace(src, source=drop(src.source), stages=stages)
+
+    for name, cfgs in cases.items():
+        m = MODELS[name]
+        xs = m.inputs("large", "cuda", seed=2)
+        spec = from_torch(m.fn, *xs, name=name)
+        ts = dict(zip([b.name for b in spec.inputs], xs))
+        ts.update(make_outputs(spec, "cuda"))
+        if name == "col_mean":
+            cfgs = cfgs + [Config.of(w, XBLOCK=xb, RBLOCK=rb, SPLIT=n)
+                           for n in (4, 8) for xb, rb, w in
+                           ((64, 128, 8), (128, 64, 8), (256, 32, 8), (32, 256, 8), (64, 32, 4))]
+        for cfg in cfgs:
+            src = generate(spec, cfg)
+            for label, cut in strip.items():
+                if label != "hints" and cfg not in cases[name]:
+                    continue
+                v = variant(src, cut)
+                try:
+                    launch(v, ts)
+                    ms = _bench(lambda v=v, ts=ts: launch(v, ts), rep=100)
+                    out[f"{name} {cfg.describe()} {label}"] = ms * 1e3
+                except Exception as err:  # recorded
+                    out[f"{name} {cfg.describe()} {label}"] = f"{type(err).__name__}: {err}"[:200]
+            if src.stages:
+                st = src.stages[0]
+                launch(src, ts)
+                ws = {w.name: torch.empty([int(d.payload) for d in w.view.sizes],
+                                          device="cuda") for w in src.workspaces}
+                ms = _bench(lambda st=st, ws=ws, ts=ts: launch(st, {**ts, **ws}), rep=100)
+                out[f"{name} {cfg.describe()} partial alone"] = ms * 1e3
+        for k, val in out.items():
+            if k.startswith(name + " "):
+                print(k, val, flush=True)
+        del xs, ts
+        torch.cuda.empty_cache()
+    out["ok"] = True
+    return out
+
+
 PARTS: dict[str, Callable[..., dict[str, Any]]] = {
     "debug": part_debug, "combo": part_combo, "reduction": part_reduction,
     "template": part_template, "multi_output": part_multi_output,
     "determinism": part_determinism, "host_descriptors": part_host_descriptors,
+    "eviction": part_eviction,
 }
 
 

@@ -305,7 +305,7 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
             tensors = dict(zip([b.name for b in spec.inputs], xs))
             tensors.update(make_outputs(spec, dev))
             _, timings = autotune(spec, tensors, configs=tuning_space(
-                spec, wide=space == "wide", structured=space != "pointers"))
+                spec, wide=space == "wide", structured=space == "structured"))
             best = None
             for cfg, _t in sorted(timings, key=lambda ct: ct[1]):
                 v = verify(f"{name}/{size}", m.fn, xs, spec, cfg)
@@ -506,9 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--report", nargs="*", default=None, metavar="DIR")
     ap.add_argument("--suite", default="builtin", choices=["builtin", "models"],
                     help="builtin: indexalg_triton.workloads; models: bench.gpu_models")
-    ap.add_argument("--space", default="default", choices=["default", "wide", "pointers"],
-                    help="models suite: tuning_space as is, broadened (wide), or without its "
-                    "structured config (pointers)")
+    ap.add_argument("--space", default="default", choices=["default", "wide", "structured"],
+                    help="models suite: bench.gpu_models.tuning_space as is, with the 1-D space "
+                    "broadened (wide), or with the first structured config (structured)")
     ap.add_argument("--budget", type=float, default=1e9,
                     help="seconds after which the models suite skips the remaining functions")
     args = ap.parse_args(argv)

@@ -299,12 +299,13 @@ def plan_reduction(xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int,
     programs = -(-xnumel // 64)
     n = split_factor(programs, rnumel) if splittable else 1
     if n > 1:
-        splits = [(8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": n}),
-                  (8, {"XBLOCK": 128, "RBLOCK": 32, "SPLIT": n})]
-        if rnumel % (2 * n) == 0:
-            splits.append((8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": 2 * n}))
+        # tiles of 8192 elements (on the H200, col_mean's partial kernel took 138 µs at
+        # 64 x 128 or 128 x 64 and 141 µs at 64 x 64, splits of 4 and 8 alike)
+        splits = [(8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n}),
+                  (8, {"XBLOCK": 128, "RBLOCK": 64, "SPLIT": n}),
+                  (8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": n})]
         if n >= 4:
-            splits.append((8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": n // 2}))
+            splits.append((8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n // 2}))
         return ReductionPlan(tuple(_unique([*splits, *looped, *persistent])),
                              f"column reduction: {programs} programs of 64 columns for "
                              f"{SM_COUNT} SMs: split {n} ways (chunks of {rnumel // n})")

@@ -29,6 +29,7 @@ __all__ = [
     "reduction_plan",
     "resolve_kinds",
     "tiling_groups",
+    "tiling_groups_nd",
 ]
 
 
@@ -41,23 +42,26 @@ class Config:
     num_warps: int = 4
     structured: bool = True
     flat: bool = False  # a pointwise kernel tiled 1-D whatever the cost model chose
+    nd: bool = False  # a pointwise kernel tiled N-D (the prefer-N-D choice) whatever it chose
 
     @staticmethod
     def of(num_warps: int = 4, structured: bool = True, flat: bool = False,
-           **blocks: int) -> Config:
+           nd: bool = False, **blocks: int) -> Config:
         """``Config.of(8, XBLOCK=64, YBLOCK=64)``; see :meth:`make`."""
-        return Config.make(blocks, num_warps, structured, flat)
+        return Config.make(blocks, num_warps, structured, flat, nd)
 
     @staticmethod
     def make(blocks: Mapping[str, int], num_warps: int = 4, structured: bool = True,
-             flat: bool = False) -> Config:
+             flat: bool = False, nd: bool = False) -> Config:
         """A config; block sizes must be powers of two, warps a power of two <= 32."""
         for k, v in blocks.items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
                 raise InvalidOperationError(f"block size {k} must be a power of two, got {v!r}")
         if num_warps not in (1, 2, 4, 8, 16, 32):
             raise InvalidOperationError(f"num_warps must be a power of two <= 32, got {num_warps}")
-        return Config(tuple(sorted(blocks.items())), num_warps, structured, flat)
+        if flat and nd:
+            raise InvalidOperationError("a config is either 1-D (flat) or N-D (nd), not both")
+        return Config(tuple(sorted(blocks.items())), num_warps, structured, flat, nd)
 
     def has(self, name: str) -> bool:
         return any(k == name for k, _ in self.blocks)
@@ -71,7 +75,7 @@ class Config:
     def describe(self) -> str:
         b = " ".join(f"{k}={v}" for k, v in self.blocks)
         return (f"{b} warps={self.num_warps}" + ("" if self.structured else " pointers-only")
-                + (" 1-D" if self.flat else ""))
+                + (" 1-D" if self.flat else "") + (" N-D" if self.nd else ""))
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,16 @@ def tiling_groups(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, 
         return (tuple(n for n, _ in spec.loops),)
     accesses, _ = direct_accesses(spec)
     choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, allow=kinds)
+    return tuple(reversed([ax.loops for ax in choice.tiling.axes]))
+
+
+@functools.lru_cache(maxsize=256)
+def tiling_groups_nd(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The loop groups of the prefer-N-D tiling (the tiling with the most axes among those
+    the cost model predicts no slower than 1-D), for configs with ``nd``."""
+    accesses, _ = direct_accesses(spec)
+    choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, prefer_nd=True,
+                           allow=kinds)
     return tuple(reversed([ax.loops for ax in choice.tiling.axes]))
 
 

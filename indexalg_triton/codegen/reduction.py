@@ -166,26 +166,29 @@ class _ReductionBody:
         self.done.add(o.name)
 
     def _eviction(self, o: Op) -> str:
-        """Inductor's cache hint for a load: ``evict_last`` when other programs or loads read
-        its elements (:meth:`KernelWriter.reused`) or this kernel loads the buffer again later
-        along r (a looped reduction's next pass), else ``evict_first``; the second case is
-        settled when the kernel is written (:meth:`resolve_evictions`)."""
+        """The cache hint of a load: ``evict_last`` when other programs or loads read its
+        elements (:meth:`KernelWriter.reused`) or this kernel loads the buffer again later
+        along r (a looped reduction's next pass; settled when the kernel is written,
+        :meth:`resolve_evictions`), else none.  Inductor marks the remaining loads
+        ``evict_first``; measured on the H200 that hint cost 2-22% (softmax over a permuted
+        input 226 vs 185 µs, layer norm 140 vs 135 µs, bench.features_gpu part eviction),
+        so it is never emitted."""
         if self.g.reused(o):
             return ", eviction_policy='evict_last'"
         assert o.index is not None and self.g.spec.reduction is not None
         along_r = Symbol(self.g.spec.reduction[0]) in o.index.free_symbols or bool(
             self.g.spec.indirect_symbols(o))
         self.slots.append((str(o.buffer), along_r))
-        return f", eviction_policy='<EP{len(self.slots) - 1}>'"
+        return f"<EP{len(self.slots) - 1}>"
 
     def resolve_evictions(self) -> None:
         """Each pending hint: ``evict_last`` when the same buffer is loaded again later in the
-        kernel along r, else ``evict_first``."""
+        kernel along r, else none."""
         g = self.g
         for i, (buf, along_r) in enumerate(self.slots):
             later = any(b == buf for b, _ in self.slots[i + 1:])
-            policy = "evict_last" if later and along_r else "evict_first"
-            g.lines = [ln.replace(f"'<EP{i}>'", f"'{policy}'") for ln in g.lines]
+            hint = ", eviction_policy='evict_last'" if later and along_r else ""
+            g.lines = [ln.replace(f"<EP{i}>", hint) for ln in g.lines]
 
     def _as_f32(self, src: str) -> str:
         reg = self.g.reg[src]
