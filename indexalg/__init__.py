@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any, Literal, overload
 
 from indexalg.analysis.context import clear_contexts
-from indexalg.analyzer import Analyzer
+from indexalg.analyzer import Analyzer, clear_bounds
 from indexalg.errors import (
     DepthError,
     DivisionByZeroError,
@@ -155,14 +155,15 @@ def prove(
 
 def clear_caches() -> None:
     """Forget every memo the library keeps between calls (analysis contexts with their
-    interval and simplification tables, the simplification results, parsed texts and range
-    bounds).  Results do not change;
-    the next calls are cold.  The tables are bounded anyway; this returns their memory now."""
+    interval and simplification tables, the simplification and bounds results, parsed
+    texts and range bounds).  Results do not change; the next calls are cold.  The tables
+    are bounded anyway; this returns their memory now."""
 
     clear_contexts()
     clear_parsed_bounds()
     clear_results()
     clear_parsed()
+    clear_bounds()
 
 
 def from_sympy(s: Any) -> Expr:

@@ -30,7 +30,17 @@ from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
 from indexalg.rules.base import Rule, RuleSet
 from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, cached_simplify, simplify_in
 
-__all__ = ["Analyzer"]
+__all__ = ["Analyzer", "MAX_BOUNDS", "clear_bounds"]
+
+#: The most (expression, ranges) answers of :meth:`Analyzer.bounds` remembered (cleared
+#: when full); assumptions narrow the ranges, so they are part of the key.
+MAX_BOUNDS = 1 << 14
+_BOUNDS: dict[tuple[Expr, Ranges], tuple[Expr | None, Expr | None]] = {}
+
+
+def clear_bounds() -> None:
+    """Forget the remembered bounds answers."""
+    _BOUNDS.clear()
 
 
 def _expr(e: Expr | str) -> Expr:
@@ -109,12 +119,19 @@ class Analyzer:
         x = _expr(e)
         if x.is_bool:
             raise ExprTypeError(f"bounds() takes an integer expression, got {x}")
-        self._query(x)
         if exact:
+            self._query(x)
             lo, hi = exact_bounds(x, self._ranges)
-        else:
-            lo, hi = bounds_in(x, self._ctx)
-        return _public(lo), _public(hi)
+            return _public(lo), _public(hi)
+        key = (x, self._ranges)
+        hit = _BOUNDS.get(key)
+        if hit is None:
+            self._query(x)
+            hit = bounds_in(x, self._ctx)
+            if len(_BOUNDS) >= MAX_BOUNDS:
+                _BOUNDS.clear()
+            _BOUNDS[key] = hit
+        return _public(hit[0]), _public(hit[1])
 
     def simplify(
         self,

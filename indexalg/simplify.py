@@ -260,9 +260,11 @@ def clear_results() -> None:
 
 def _remember(key: tuple[Expr, Ranges], out: Expr) -> None:
     if len(_RESULTS) >= MAX_RESULTS:
-        drop = MAX_RESULTS // 4
-        for k in [k for _, k in zip(range(drop), _RESULTS)]:
-            del _RESULTS[k]
+        try:
+            for k in [k for _, k in zip(range(MAX_RESULTS // 4), _RESULTS)]:
+                del _RESULTS[k]
+        except (RuntimeError, KeyError):  # another thread changed the table meanwhile
+            _RESULTS.clear()
     _RESULTS[key] = out
 
 

@@ -153,3 +153,26 @@ def test_holds_in_is_decide_in(claim: str, ranges: dict[str, object]) -> None:
         assert holds_in(c, ctx, want) is (v is want)
         assert holds_in(c, ctx, want) is (v is want)  # memoised
     assert (c, True) in ctx.decided
+
+
+def test_bounds_memo_keys_on_ranges_and_assumptions(monkeypatch: pytest.MonkeyPatch) -> None:
+    analyzer_mod = importlib.import_module("indexalg.analyzer")
+    assert ia.bounds("x // 64", {"x": 4096}) == (0, 63)
+    assert ia.bounds("x // 64", {"x": 4096}) == (0, 63)
+    assert ia.bounds("x // 64", {"x": 64}) == (0, 0)
+    an = ia.Analyzer({"x": 4096})
+    with an.assume("x < 128"):
+        assert an.bounds("x // 64") == (0, 1)
+    assert an.bounds("x // 64") == (0, 63)
+    lo, hi = ia.bounds("x + s0", {"x": "s0", "s0": (1, None)})
+    assert str(lo) == "s0" and str(hi) == "2*s0 - 1"
+    assert ia.bounds("x + s0", {"x": "s0", "s0": (1, None)}) == (lo, hi)
+    assert analyzer_mod._BOUNDS
+    ia.clear_caches()
+    assert not analyzer_mod._BOUNDS
+    monkeypatch.setattr(analyzer_mod, "MAX_BOUNDS", 4)
+    for k in range(20):
+        assert ia.bounds(f"x + {k}", {"x": 8}) == (k, k + 7)
+        assert len(analyzer_mod._BOUNDS) <= 4
+    with pytest.raises(ia.RangeError):
+        ia.bounds("x", {"x": (5, 2)})
