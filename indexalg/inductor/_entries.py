@@ -19,8 +19,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import indexalg as ia
+from indexalg.analysis import context_for, decide
+from indexalg.analysis.refine import empty_domain
 from indexalg.expr import (
     Add,
+    BoolConst,
     Expr,
     FloorDiv,
     Integer,
@@ -30,6 +33,7 @@ from indexalg.expr import (
     Symbol,
     integer,
 )
+from indexalg.ranges import Ranges
 
 from . import _axioms, _convert
 from ._state import EntryStats, Fallback, clock, stats_for
@@ -443,8 +447,27 @@ def _is_claim(expr: Any) -> bool:
 
 
 _CLAIMS: dict[tuple[Any, ...], Any] = {}
-#: indexalg's prover without Z3 (the ShapeEnv is asked far too often for an SMT call each)
-_CHEAP_TIERS = ("interval", "congruence", "simplify")
+
+
+def _decide_claim(c: Expr, ranges: Ranges) -> bool | None:
+    """True / False when the interval and congruence analyses or the simplifier decide ``c``
+    at every point of a non-empty domain: the prover's cheap tiers, without Z3 (the
+    ShapeEnv is asked far too often for an SMT call each, and ``ia.prove`` confirms a
+    refutation with a counterexample, from Z3 when no candidate point has one)."""
+    verdict: bool | None
+    if type(c) is BoolConst:
+        verdict = bool(c.payload)
+    else:
+        verdict, _ = decide(c, ranges)
+        if verdict is None:
+            try:
+                s = ia.simplify(c, ranges)
+            except ia.RewriteLimitError:
+                s = c
+            verdict = bool(s.payload) if type(s) is BoolConst else None
+    if verdict is None or empty_domain(c, context_for(ranges)) is not None:
+        return None
+    return verdict
 
 
 def _fast_maybe_evaluate_static(
@@ -496,13 +519,8 @@ def _fast_maybe_evaluate_static(
     if hit is _NO_ANSWER:
         for k, v in used:
             spec[k] = v
-        ranges = ia.as_ranges(spec)
-        if ia.prove(c, ranges, tiers=_CHEAP_TIERS).status == "proved":
-            hit = True
-        elif ia.prove(ia.Not.make(c), ranges, tiers=_CHEAP_TIERS).status == "proved":
-            hit = False
-        else:
-            hit = None  # remembered too: the ShapeEnv asks the same claim many times
+        # None is remembered too: the ShapeEnv asks the same claim many times
+        hit = _decide_claim(c, ia.as_ranges(spec))
         if len(_CLAIMS) >= _convert.MEMO_LIMIT:
             _CLAIMS.clear()
         _CLAIMS[key] = hit
