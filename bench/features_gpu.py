@@ -460,6 +460,30 @@ def part_host_descriptors() -> dict[str, Any]:
 
 
 
+def _launch_paths(name: str, src: Any, ts: dict[str, Any]) -> dict[str, float]:
+    """One ~70 µs kernel timed through ``runtime.launch``, through its ``@triton.jit``
+    function called directly, and as a CUDA-graph replay (device time only); and the host
+    time of one ``launch`` (1000 launches, one synchronisation)."""
+    import torch
+
+    from indexalg_triton.runtime import compile_kernel, launch
+
+    kernel = compile_kernel(src)
+    args = [ts[n] for n in src.arg_names]
+    meta = {**dict(src.config.blocks), "num_warps": src.config.num_warps}
+    grid = (src.grid,)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(1000):
+        launch(src, ts)
+    torch.cuda.synchronize()
+    host_us = (time.perf_counter() - t0) * 1e3
+    return {f"{name} via launch": _bench(lambda: launch(src, ts)) * 1e3,
+            f"{name} direct": _bench(lambda: kernel[grid](*args, **meta)) * 1e3,
+            f"{name} graph replay": _graph_ms(lambda: launch(src, ts)) * 1e3,
+            f"{name} 1000 launches back to back, us each": host_us}
+
+
 def part_eviction() -> dict[str, Any]:
     """The models suite's reductions and pointwise stragglers, each config timed with the
     generated cache hints, without ``evict_first``, without ``evict_last`` and with none (the
@@ -527,6 +551,8 @@ def part_eviction() -> dict[str, Any]:
                                           device="cuda") for w in src.workspaces}
                 ms = _bench(lambda st=st, ws=ws, ts=ts: launch(st, {**ts, **ws}), rep=100)
                 out[f"{name} {cfg.describe()} partial alone"] = ms * 1e3
+        if name in ("avg_pool", "rotary_half"):
+            out.update(_launch_paths(name, generate(spec, cfgs[0]), ts))
         for k, val in out.items():
             if k.startswith(name + " "):
                 print(k, val, flush=True)

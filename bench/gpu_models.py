@@ -432,7 +432,7 @@ def tuning_space(spec: Any, *, wide: bool = False, structured: bool = False) -> 
 #: The broadened 1-D pointwise configs (XBLOCK, warps) of ``tuning_space(wide=True)``.
 WIDE_1D = ((512, 4), (1024, 8), (4096, 16), (8192, 16))
 #: The N-D tiles (XBLOCK, YBLOCK, warps) tried on kernels the cost model tiled 1-D.
-ND_TILES = ((64, 64, 8), (128, 32, 8), (256, 16, 8), (1024, 4, 8))
+ND_TILES = ((64, 64, 8), (256, 16, 8), (1024, 4, 8))
 
 
 def geomean(xs: Sequence[float]) -> float:

@@ -62,6 +62,7 @@ __all__ = [
 ]
 
 _MODULES: dict[tuple[str, bool], Any] = {}
+_KERNELS: dict[tuple[str, str, bool], Any] = {}  # (source, kernel name, interpret) -> kernel
 _TUNED: dict[tuple[KernelSpec, str], tuple[Config, list[tuple[Config, float]]]] = {}
 _ALLOCATOR_SET = False
 
@@ -91,6 +92,9 @@ def compile_source(source: str, kernel_name: str, *, interpret: bool | None = No
     per source and mode; the file is named by the source's SHA-256)."""
     if interpret is None:
         interpret = device() == "cpu"
+    hit = _KERNELS.get((source, kernel_name, interpret))
+    if hit is not None:  # the launch path: no hashing of the source per launch
+        return hit
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     key = (digest, interpret)
     mod = _MODULES.get(key)
@@ -109,7 +113,9 @@ def compile_source(source: str, kernel_name: str, *, interpret: bool | None = No
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         _MODULES[key] = mod
-    return getattr(mod, kernel_name)
+    kernel = getattr(mod, kernel_name)
+    _KERNELS[(source, kernel_name, interpret)] = kernel
+    return kernel
 
 
 def set_allocator(dev: str) -> None:

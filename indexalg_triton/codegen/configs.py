@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, Integer, Symbol, integer
 from indexalg.simplify import simplify
-from indexalg_triton.access import Access, supported_kinds
+from indexalg_triton.access import Access, plan_accesses, supported_kinds
 from indexalg_triton.codegen.split import splittable
 from indexalg_triton.layout import dtype_bytes
-from indexalg_triton.planner import ReductionPlan, choose_tiling, plan_reduction
+from indexalg_triton.planner import ReductionPlan, choose_tiling, plan_reduction, tiling_cost
 from indexalg_triton.spec import Buffer, KernelSpec
+from indexalg_triton.tiling import candidate_tilings
 
 __all__ = [
     "Config",
@@ -136,11 +137,18 @@ def tiling_groups(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, 
 @functools.lru_cache(maxsize=256)
 def tiling_groups_nd(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """The loop groups of the prefer-N-D tiling (the tiling with the most axes among those
-    the cost model predicts no slower than 1-D), for configs with ``nd``."""
+    the cost model predicts no slower than 1-D; where none is, the N-D candidate it predicts
+    fastest), for configs with ``nd``."""
     accesses, _ = direct_accesses(spec)
     choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, prefer_nd=True,
                            allow=kinds)
-    return tuple(reversed([ax.loops for ax in choice.tiling.axes]))
+    tiling = choice.tiling
+    if tiling.ndim == 1:
+        nd = [t for t in candidate_tilings(list(spec.loops), 2) if t.ndim > 1]
+        if nd:
+            tiling = min(nd, key=lambda t: tiling_cost(
+                t, accesses, plan_accesses(accesses, t, allow=kinds)))
+    return tuple(reversed([ax.loops for ax in tiling.axes]))
 
 
 def default_configs(spec: KernelSpec, kinds: tuple[str, ...] | None = None) -> list[Config]:
