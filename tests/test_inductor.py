@@ -302,3 +302,24 @@ def test_axiom_facts_read_divisibility_bounds_and_exclusions():
     assert f.ranges["_ia_q4_s27"] == (2, None)
     assert f.ranges["s53"] == (2, 64)
     assert _axioms.axiom_facts(object(), _entries._env_symbol_range, lambda e: e) is _axioms.EMPTY
+
+
+def test_conversion_memo_keeps_one_symbol_per_name_and_maps_back_inductors_objects():
+    from torch.utils._sympy.functions import FloorDiv
+
+    from indexalg.inductor import _convert
+
+    _convert.clear()
+    x = sympy.Symbol("x", integer=True, nonnegative=True)
+    x_pos = sympy.Symbol("x", integer=True, positive=True)
+    e = FloorDiv(x, 4) + 3 * x
+    ie = _convert.to_ia(e)
+    assert _convert.to_torch(ie) is e  # Inductor's own object back
+    assert _convert.to_torch(_convert.to_ia(FloorDiv(x, 4))).args[0] is x
+    for _ in range(2):  # the clash is refused every time, not only when first met
+        with pytest.raises(_entries.Fallback, match="symbol_name_clash"):
+            _convert.to_ia(FloorDiv(x_pos, 4) + 1)
+    assert _convert.to_torch(_convert.to_ia(x + 1)).free_symbols == {x}
+    with pytest.raises(_entries.Fallback, match="unreadable"):
+        _convert.to_ia(sympy.Float(0.5) * x)
+    _convert.clear()

@@ -1,12 +1,16 @@
 """sympy <-> indexalg for the plug-in, memoised, with Inductor's own symbols kept.
 
-* :func:`to_ia` memoises :func:`indexalg.from_sympy` on the sympy object (sympy objects hash
-  by structure and by their symbols' assumptions, so one key is one meaning).  Every symbol
-  met is recorded by name; a second symbol with the same name but other assumptions is
-  refused (the plug-in then falls back), so a name always maps back to one sympy Symbol.
+* :func:`to_ia` converts with one long-lived converter of :mod:`indexalg.interop.sympy`
+  whose memo holds every sympy *subexpression* met (sympy objects hash by structure and by
+  their symbols' assumptions, so one key is one meaning): the loop indices, sizes and
+  ``FloorDiv`` terms Inductor's expressions share are converted once.  Every symbol met is
+  recorded by name; a second symbol with the same name but other assumptions is refused
+  (the plug-in then falls back), so a name always maps back to one sympy Symbol.
 * :func:`to_torch` builds the torch flavour (``FloorDiv``, ``ModularIndexing``,
   ``PythonMod``, ...) with the table of :mod:`indexalg.interop.sympy`, using the recorded
-  Symbol objects (name *and* assumptions), memoised on the interned indexalg node.
+  Symbol objects (name *and* assumptions), memoised on the interned indexalg node; a node
+  that came from Inductor's own sympy object is answered with that object (no sympy
+  construction for the parts of an answer Inductor already had).
 
 Both memos are process-wide, bounded, and cleared by :func:`clear`.
 """
@@ -16,9 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from indexalg.errors import InteropError
-from indexalg.expr import Expr
-from indexalg.interop.sympy import TO_TORCH_TABLE, _import_torch_functions, _ToSympy
-from indexalg.interop.sympy import from_sympy as _from_sympy
+from indexalg.expr import Expr, Symbol
+from indexalg.interop.sympy import (
+    TO_TORCH_TABLE,
+    _FromSympy,
+    _import_torch_functions,
+    _ToSympy,
+)
 
 from ._state import Fallback
 
@@ -31,6 +39,7 @@ _FROM: dict[Any, Expr] = {}
 _TO: dict[Expr, Any] = {}
 _SYMBOLS: dict[str, Any] = {}
 _CX: list[_ToSympy] = []
+_FX: list[_FromSympy] = []
 
 
 class _Builder(_ToSympy):
@@ -49,6 +58,7 @@ def clear() -> None:
     _FROM.clear()
     _TO.clear()
     _SYMBOLS.clear()
+    _FX.clear()
 
 
 def symbol_for(name: str) -> Any:
@@ -72,16 +82,57 @@ def to_ia(s: Any) -> Expr:
     hit = _FROM.get(s)
     if hit is not None:
         return hit
-    try:
-        e = _from_sympy(s)
-    except InteropError:
-        raise Fallback("unreadable") from None
-    for sym in getattr(s, "free_symbols", ()):
-        register_symbol(sym)
+    e = _convert(s)
     if len(_FROM) >= MEMO_LIMIT:
         _FROM.clear()
     _FROM[s] = e
     return e
+
+
+def _convert(s: Any) -> Expr:
+    """``from_sympy(s)`` through the long-lived converter; its new memo entries also map
+    back (indexalg node -> Inductor's sympy object) for :func:`to_torch`."""
+    if not hasattr(s, "func"):
+        raise Fallback("unreadable")  # Python ints and bools: not Inductor's index input
+    if not _FX or len(_FX[0].memo) >= MEMO_LIMIT:
+        import sympy
+
+        cx = _FromSympy(sympy)
+        cx.memo = _Recording()
+        _FX[:] = [cx]
+    cx = _FX[0]
+    new = cx.memo.new  # type: ignore[attr-defined]
+    new.clear()
+    try:
+        cx.prefill(s)
+        e = cx.conv(s)
+    except (InteropError, RecursionError):
+        raise Fallback("unreadable") from None
+    try:  # a symbol is new to the converter's memo once: recorded then (a clash raises
+        # before anything maps back, and forgets the memo that holds the clashing symbol)
+        for obj, node in new:
+            if type(node) is Symbol:
+                register_symbol(obj)
+    except Fallback:
+        _FX.clear()
+        raise
+    for obj, node in new:
+        _TO.setdefault(node, obj)
+    return e
+
+
+class _Recording(dict[Any, Expr]):
+    """The converter's memo, recording the entries added since the last ``new.clear()``."""
+
+    __slots__ = ("new",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.new: list[tuple[Any, Expr]] = []
+
+    def __setitem__(self, key: Any, value: Expr) -> None:
+        self.new.append((key, value))
+        super().__setitem__(key, value)
 
 
 def to_torch(e: Expr) -> Any:
