@@ -21,7 +21,7 @@ from indexalg.analysis.refine import require_points
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.parse import parse
-from indexalg.procedures import PROCEDURES, Procedure
+from indexalg.procedures import PROCEDURES, Procedure, rebuild_product
 from indexalg.ranges import Ranges, RangesLike
 from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantiate, match, match_all
 from indexalg.rules import ALL
@@ -109,7 +109,7 @@ class Simplifier:
             for a, b in zip(args, new):
                 if a is not b:
                     try:
-                        node = e.rebuild(new)
+                        node = rebuild_product(self, e, new)
                     except InvalidOperationError:
                         # a pinned range folds a divisor to 0 (or a ModularIndexing divisor
                         # below 1): e has no value anywhere in range; keep it as written

@@ -72,6 +72,19 @@ CASES = [
     Case("cancel_ceil_floor", "2*CeilDiv(x, 8) + 3*((x + 15) // 8)", {}, "5*((x + 15) // 8) - 2"),
     Case("cancel_ceil_floor", "-x // 2 + CeilDiv(x, 2) + y", {}, "y"),
     Case("cancel_ceil_floor", "2*CeilDiv(x, s0) + 2*((-x) // s0)", SMALL, "0"),
+    Case("merge_nested_division", "CeilDiv(x // 3 + 1, 16)", {}, "(x + 48) // 48"),
+    Case("merge_nested_division", "CeilDiv(x // -4 + y, 3)", {}, "(x - 4*y - 8) // -12"),
+    Case("merge_nested_division", "CeilDiv(x // s0 + 2, 4)", {"s0": (1, 8)}, "(x + 5*s0) // (4*s0)"),
+    Case("open_factors", "(x // (s0 - 1))*Max(1, s0 - 1) + ModularIndexing(x, 1, s0 - 1)",
+         {"s0": (2, 12), "x": (0, 200)}, "x"),
+    Case("join_split_dims", "x // ((s0 - 3) // 2 + 1) + (x // ((s0 - 3) // 2 + 1))*((s0 - 3) // 2)"
+         " + ModularIndexing(x, 1, (s0 - 3) // 2 + 1)", {"s0": (3, 16), "x": (0, 200)}, "x"),
+    Case("join_split_dims", "y + 3*(x // (s0 + 1)) + 3*s0*(x // (s0 + 1))"
+         " + 3*ModularIndexing(x, 1, s0 + 1)", {"s0": (0, 8), "x": (0, 200), "y": 4}, "3*x + y"),
+    Case("join_split_dims", "2*(x // (4*s0 + 4)) + 2*s0*(x // (4*s0 + 4))"
+         " + 2*ModularIndexing(x, 4, s0 + 1)", {"s0": (0, 8), "x": (0, 200)}, "2*(x // 4)"),
+    Case("open_factors", "(x // 2)*Max(1, s0 - 2) - s0*(x // 2)", {"s0": (3, None)}, "-2*(x // 2)"),
+    Case("open_factors", "Min(16, x + 2)*(y // 3) - x*(y // 3)", {"x": 8}, "2*(y // 3)"),
 ]
 
 

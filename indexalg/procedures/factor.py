@@ -83,13 +83,16 @@ def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
     """``(x // y + z) // w -> (x + y*z) // (y*w)`` for ``w > 0``; in ModularIndexing,
     ``ModularIndexing(x // y + z, d, m) -> ModularIndexing(x + y*z, y*d, m)`` for ``y > 0``;
     ``CeilDiv(CeilDiv(x, y) + z, w) -> CeilDiv(x + y*z, y*w)`` for ``w > 0`` (the mirror
-    image, ``ceil(v) == -floor(-v)``).  An inner ``CeilDiv(b, y)`` with ``y > 0`` is
+    image, ``ceil(v) == -floor(-v)``) and ``CeilDiv(x // y + z, w) -> (x + y*(z + w - 1)) //
+    (y*w)``.  An inner ``CeilDiv(b, y)`` with ``y > 0`` is
     ``(b + y - 1) // y`` for the floor forms."""
     t = type(e)
     if t is CeilDiv:
-        inner = _inner_ceildiv(e.args[0])
         w = e.args[1]
-        if inner is None or not _positive(w, ctx):
+        inner = _inner_ceildiv(e.args[0])
+        if inner is None:
+            return _ceildiv_of_floordiv(e.args[0], w, ctx)
+        if not _positive(w, ctx):
             return None
         x, y, z = inner
         return CeilDiv.make(add(x, mul(y, z)), mul(y, w))
@@ -106,6 +109,17 @@ def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
     if not _positive(y, ctx):
         return None
     return ModularIndexing.make(add(x, mul(y, z)), mul(y, d), m)
+
+
+def _ceildiv_of_floordiv(a: Expr, w: Expr, ctx: Context) -> Expr | None:
+    """``CeilDiv(x // y + z, w) -> (x + y*(z + w - 1)) // (y*w)`` for ``w > 0``: a ceiling
+    division by a positive ``w`` is ``(a + w - 1) // w``, and the floor divisions merge
+    (``CeilDiv(x // 3 + 1, 16) -> (x + 48) // 48``, then ``x // 48 + 1``)."""
+    found = _inner_division(a, ctx)
+    if found is None or not _positive(w, ctx):
+        return None
+    x, y, z = found
+    return FloorDiv.make(add(x, mul(y, add(z, w, -1))), mul(y, w))
 
 
 def _positive(v: Expr, ctx: Context) -> bool:
