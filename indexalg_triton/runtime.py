@@ -47,8 +47,10 @@ from indexalg_triton.spec import KernelSpec, is_float
 __all__ = [
     "Comparison",
     "Verification",
+    "BoundLaunch",
     "autotune",
     "bench_kernel",
+    "bind_kernel",
     "cache_dir",
     "compare",
     "compile_kernel",
@@ -134,18 +136,113 @@ def set_allocator(dev: str) -> None:
 
 
 def run_kernel(name: str, kernel: Any, grid: tuple[int, ...],
-               args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
+               args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> Any:
     """Launch ``kernel[grid](*values, **meta)``; ``args`` are the ``(name, value)`` pairs of
     its arguments in order.  The debug printer, when active for ``name``, dumps every argument
-    before and after the launch (see :mod:`indexalg_triton.debug`)."""
+    before and after the launch (see :mod:`indexalg_triton.debug`).  Returns what the launch
+    returns (Triton's compiled kernel on a GPU; None in the interpreter)."""
     printer = active_printer()
     if printer is not None and not printer.wants(name):
         printer = None
     if printer is not None:
         printer.dump("before_launch", name, args)
-    kernel[grid](*[v for _, v in args], **meta)
+    compiled = kernel[grid](*[v for _, v in args], **meta)
     if printer is not None:
         printer.dump("after_launch", name, args)
+    return compiled
+
+
+class BoundLaunch:
+    """One kernel launch with its arguments, grid and meta fixed (:func:`bind_kernel`);
+    call it to launch.
+
+    The first call goes through :func:`run_kernel` (Triton's JIT: specialisation, compile or
+    cache lookup).  When that returns a compiled kernel, every argument is a tensor and the
+    kernel has no ``constexpr`` parameter, later calls go straight to the compiled kernel's
+    launcher (``CompiledKernel.run``, as Triton's own ``JITFunction.run`` ends) with the
+    argument tuple precomputed: the tensors' data pointers as ints, so no per-call binding,
+    specialisation, cache-key hashing, ``data_ptr()`` call or allocation.  That is sound
+    because the specialisation (pointer alignment, dtypes) is the one the first call
+    compiled for the same tensors.  Whenever the debug printer is active, or a Triton
+    launch hook is installed, the call takes :func:`run_kernel` again."""
+
+    __slots__ = ("name", "kernel", "grid", "args", "meta", "fast", "_launch", "_grid3",
+                 "_rest", "_stream", "_device", "_knobs")
+
+    def __init__(self, name: str, kernel: Any, grid: tuple[int, ...],
+                 args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
+        self.name = name
+        self.kernel = kernel
+        self.grid = grid
+        self.args = tuple(args)
+        self.meta = dict(meta)
+        self.fast = False  # whether calls take the compiled launcher directly
+        self._launch: Any = None
+        self._grid3 = (1, 1, 1)
+        self._rest: tuple[Any, ...] = ()  # function, metadata, hooks, then the pointers
+        self._stream: Any = None
+        self._device = 0
+        self._knobs: Any = None
+
+    def __call__(self) -> None:
+        if self.fast and active_printer() is None and _hooks_idle(self._knobs):
+            g0, g1, g2 = self._grid3
+            self._launch(g0, g1, g2, self._stream(self._device), *self._rest)
+            return
+        compiled = run_kernel(self.name, self.kernel, self.grid, self.args, self.meta)
+        if not self.fast:
+            self._prepare(compiled)
+
+    def _prepare(self, compiled: Any) -> None:
+        """Set up the direct path from the compiled kernel of the first launch, if it has
+        the shape this path knows (else every call stays on :func:`run_kernel`)."""
+        params = getattr(self.kernel, "params", None)
+        values = [v for _, v in self.args]
+        if (compiled is None or params is None or len(params) != len(values)
+                or any(getattr(p, "is_constexpr", True) for p in params)
+                or not all(hasattr(v, "data_ptr") and hasattr(v, "device") for v in values)):
+            return
+        try:
+            from triton import knobs
+
+            run, function, packed = compiled.run, compiled.function, compiled.packed_metadata
+            self._stream = _stream_getter()
+            self._device = (values[0].device.index or 0) if values else 0
+        except Exception:  # another Triton layout: stay on the JIT path
+            return
+        g = [*self.grid, 1, 1, 1][:3]
+        self._grid3 = (g[0], g[1], g[2])
+        self._knobs = knobs.runtime
+        self._launch = run
+        # run(gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook,
+        #     exit_hook, *args); the hooks are idle (None or empty) whenever this path runs
+        self._rest = (function, packed, None, None, None,
+                      *(int(v.data_ptr()) for v in values))
+        self.fast = True
+
+
+def _stream_getter() -> Callable[[int], Any]:
+    """The function giving the current stream of a device (what ``JITFunction.run`` asks for
+    on every launch; read per call, so CUDA-graph capture and stream contexts are honoured)."""
+    from triton.runtime.driver import driver
+
+    get: Callable[[int], Any] = driver.active.get_current_stream
+    return get
+
+
+def _hooks_idle(runtime_knobs: Any) -> bool:
+    """No Triton launch hook installed (they need launch metadata the direct path skips)."""
+    for hook in (runtime_knobs.launch_enter_hook, runtime_knobs.launch_exit_hook):
+        if hook is not None and getattr(hook, "calls", True):
+            return False
+    return True
+
+
+def bind_kernel(name: str, kernel: Any, grid: tuple[int, ...],
+                args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> BoundLaunch:
+    """A :class:`BoundLaunch` of ``kernel`` on ``args`` (launched through :func:`run_kernel`
+    the first time, directly afterwards where it can be)."""
+    return BoundLaunch(name, kernel, grid, args, meta)
 
 
 def launch_user_kernel(kernel: Any, grid: tuple[int, ...], *args: Any, **meta: Any) -> None:
