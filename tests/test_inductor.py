@@ -294,13 +294,15 @@ def test_axiom_facts_read_divisibility_bounds_and_exclusions():
     import indexalg as ia
     from indexalg.inductor import _axioms
 
-    env = _guarded_env(lambda s27, s53: [*_pixel_shuffle_guards(s27, s53), sympy.Le(s53, 64)])[0]
+    env = _guarded_env(
+        lambda s27, s53: [*_pixel_shuffle_guards(s27, s53), sympy.And(s53 <= 64, s53 >= 3)]
+    )[0]
     with plug.enabled():
         f = _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e)
         assert _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e) is f  # memo
     assert f.subs == {ia.parse("s27"): ia.parse("4*_ia_q4_s27")}
     assert f.ranges["_ia_q4_s27"] == (2, None)
-    assert f.ranges["s53"] == (2, 64)
+    assert f.ranges["s53"] == (3, 64)  # both conjuncts of the guard
     assert _axioms.axiom_facts(object(), _entries._env_symbol_range, lambda e: e) is _axioms.EMPTY
 
 

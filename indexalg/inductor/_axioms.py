@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import indexalg as ia
-from indexalg.expr import Eq, Expr, Integer, Le, Lt, Mod, Ne, Symbol, integer
+from indexalg.expr import And, Eq, Expr, Integer, Le, Lt, Mod, Ne, Symbol, integer
 
 from . import _convert
 from ._state import Fallback
@@ -91,9 +91,10 @@ def axiom_facts(
         if not (value is True or (getattr(value, "is_Boolean", False) and bool(value))):
             continue
         try:
-            claims.append(replace(_convert.to_ia(claim)))
+            c = replace(_convert.to_ia(claim))
         except Fallback:
             continue
+        claims.extend(c.args if type(c) is And else (c,))  # each conjunct holds
     out = _build(claims, shape_env, symbol_range)
     if len(_MEMO) > 64:
         _MEMO.clear()
