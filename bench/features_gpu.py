@@ -9,9 +9,13 @@ and prints a short table last.  Parts (each guarded: a failure is recorded, the 
 
 * ``debug``: the value printer on a generated kernel and a user-defined ``@triton.jit`` kernel
   (through the central launch path), a kernel-name filter, ``.pt`` files read back.
-* ``combo``: 100 foreach-add tensors of different small sizes: one combo launch against 100
-  separate launches, verified against ``torch._foreach_add``; timed as launched from Python
-  (``do_bench`` median of the whole set) and as CUDA-graph replays (device time only).
+* ``combo``: 100 foreach-add tensors of mixed sizes (two size sets) and a set of 2-D members
+  (transposes beside 1-D members), each as one combo with one XBLOCK for all parts and with
+  per-part blocks/tiles, verified against ``torch._foreach_add``; timed launched per call
+  (``launch_combo``), as a bound launch (``ComboKernel.bind``) and as CUDA-graph replays,
+  against ``torch._foreach_add`` (``do_bench`` medians and host µs per call).
+* ``combo_host``: the host cost of the combo launch's Python path, on the CPU (runs without a
+  GPU: ``--parts combo_host``).
 * ``reduction``: a short (32768 x 256) and a long (128 x 131072) row sum as multi-kernels:
   both variants timed (``do_bench`` median), the choice, the cache hit, the result verified.
 * ``template``: the matmul template with a fused bias + ReLU epilogue and a post-store ``raw``
@@ -111,63 +115,183 @@ def part_debug(out: Path) -> dict[str, Any]:
     }
 
 
-def part_combo(n_tensors: int = 100) -> dict[str, Any]:
+def _host_us(fn: Callable[[], Any], calls: int = 300) -> float:
+    """Host microseconds per call of ``fn`` (``calls`` back to back, one synchronisation
+    before; the GPU queue absorbs the launches, so this is the Python + launcher cost)."""
     import torch
 
-    from indexalg_triton.codegen import Config, generate
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = (time.perf_counter() - t0) / calls * 1e6
+    torch.cuda.synchronize()
+    return host
+
+
+def _combo_ways(combo: Any, ts: list[dict[str, Any]], foreach: Callable[[], Any]
+                ) -> dict[str, float]:
+    """One combo launched three ways (through Triton's JIT every call, as ``launch_combo``
+    did before; per-call ``launch_combo``; a bound launch) against ``foreach``: do_bench
+    medians and host µs per call, and CUDA-graph replays (device time), all in µs."""
+    from indexalg_triton import runtime
+    from indexalg_triton.combo import _combo_args, launch_combo
+
+    bound = combo.bind(ts)
+    bound()
+    kernel = runtime.compile_source(combo.source, combo.name)
+    args, grid, meta = _combo_args(combo, ts), (combo.grid,), {"num_warps": combo.num_warps}
+    ways = {"jit": lambda: runtime.run_kernel(combo.name, kernel, grid, args, meta),
+            "launch_combo": lambda: launch_combo(combo, ts), "bound": bound,
+            "torch_foreach": foreach}
+    out: dict[str, float] = {}
+    for way, fn in ways.items():
+        out[f"{way}_us"] = _bench(fn) * 1e3
+        out[f"{way}_host_us"] = _host_us(fn)
+    for way in ("bound", "torch_foreach"):
+        try:
+            out[f"{way}_graph_us"] = _graph_ms(ways[way]) * 1e3
+        except Exception:  # recorded as missing
+            out[f"{way}_graph_us"] = float("nan")
+    out["bound_fast_path"] = float(bound.fast)
+    out["launch_combo_fast_path"] = float(bool(combo._direct))
+    return out
+
+
+def part_combo(n_tensors: int = 100) -> dict[str, Any]:
+    """100 foreach-add tensors of mixed sizes (the earlier 1,000..31,999 set, and 1..514,643
+    elements), and 2-D members (transposes beside 1-D members), against ``torch._foreach_add``."""
+    import torch
+
     from indexalg_triton.combo import combine, foreach_add_spec, launch_combo
-    from indexalg_triton.runtime import launch
 
-    sizes = [1000 + (i * 7919) % 31000 for i in range(n_tensors)]  # 1,000 .. 31,999 elements
-    specs = [foreach_add_spec(f"fe{i}", (n,), alpha=0.5) for i, n in enumerate(sizes)]
-    t0 = time.perf_counter()
-    combo = combine(specs, name="foreach_combo", xblock=1024)
-    gen_s = time.perf_counter() - t0
-    ts = [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
-           "out": torch.full((n,), float("nan"), device="cuda")} for n in sizes]
-    t0 = time.perf_counter()
-    launch_combo(combo, ts)
-    torch.cuda.synchronize()
-    compile_s = time.perf_counter() - t0
-    refs = torch._foreach_add([t["a"] for t in ts], [t["b"] for t in ts], alpha=0.5)
-    ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
-    cfg = Config.of(4, structured=False, flat=True, XBLOCK=1024)
-    separate = [generate(s, cfg, kinds=()) for s in specs]
-    for t in ts:
-        t["out"].fill_(float("nan"))
-    t0 = time.perf_counter()
-    for s, t in zip(separate, ts):
-        launch(s, t)
-    torch.cuda.synchronize()
-    sep_compile_s = time.perf_counter() - t0
-    ok = ok and all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+    sets = {"sizes_1k_32k": [1000 + (i * 7919) % 31000 for i in range(n_tensors)],
+            "sizes_1_512k": [max(1, (i * 104729) % (1 << (1 + i % 19))) for i in range(n_tensors)]}
+    res: dict[str, Any] = {"ok": True}
+    for label, sizes in sets.items():
+        specs = [foreach_add_spec(f"fe{i}", (n,), alpha=0.5) for i, n in enumerate(sizes)]
+        ts = [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
+               "out": torch.full((n,), float("nan"), device="cuda")} for n in sizes]
+        a_list, b_list = [t["a"] for t in ts], [t["b"] for t in ts]
+        refs = torch._foreach_add(a_list, b_list, alpha=0.5)
+        for how, kw in (("one_xblock", {"xblock": 1024}), ("per_part", {})):
+            t0 = time.perf_counter()
+            combo = combine(specs, name=f"fe_{label}_{how}", **kw)  # type: ignore[arg-type]
+            gen_s = time.perf_counter() - t0
+            for t in ts:
+                t["out"].fill_(float("nan"))
+            t0 = time.perf_counter()
+            launch_combo(combo, ts)
+            torch.cuda.synchronize()
+            ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+            row: dict[str, Any] = {"ok": ok, "programs": combo.grid, "codegen_s": gen_s,
+                                   "first_launch_s": time.perf_counter() - t0}
+            row.update(_combo_ways(combo, ts, functools.partial(
+                torch._foreach_add, a_list, b_list, alpha=0.5)))
+            res[f"{label} {how}"] = row
+            res["ok"] = res["ok"] and ok
+            print(label, how, {k: round(v, 2) if isinstance(v, float) else v
+                               for k, v in row.items()}, flush=True)
+        res[f"{label} elements"] = sum(sizes)
+    res.update(_combo_2d())
+    return res
 
-    def run_combo() -> None:
+
+def _combo_2d() -> dict[str, Any]:
+    """20 transposes (``out = a.t() + 0.5*b``, 2-D tiles where the planner tiles 2-D) and 20
+    contiguous 1-D members in one combo, against ``torch._foreach_add`` on the same views."""
+    import torch
+
+    from indexalg_triton.combo import combine, foreach_add_spec, launch_combo, transpose_add_spec
+
+    shapes = [(96 + 37 * i, 100 + 53 * i) for i in range(20)]
+    flat = [1 + (i * 7919) % 30000 for i in range(20)]
+    specs = [transpose_add_spec(f"tr{i}", r, c, alpha=0.5) for i, (r, c) in enumerate(shapes)]
+    specs += [foreach_add_spec(f"fl{i}", (n,), alpha=0.5) for i, n in enumerate(flat)]
+    ts = [{"a": torch.randn(c, r, device="cuda"), "b": torch.randn(r, c, device="cuda"),
+           "out": torch.empty(r, c, device="cuda")} for r, c in shapes]
+    ts += [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
+            "out": torch.empty(n, device="cuda")} for n in flat]
+    a_list = [t["a"].t() if t["a"].dim() == 2 else t["a"] for t in ts]
+    b_list = [t["b"] for t in ts]
+    refs = torch._foreach_add(a_list, b_list, alpha=0.5)
+    out: dict[str, Any] = {}
+    for how, kw in (("one_xblock_1d", {"xblock": 1024}), ("per_part_2d", {})):
+        combo = combine(specs, name=f"tr_{how}", **kw)  # type: ignore[arg-type]
+        for t in ts:
+            t["out"].fill_(float("nan"))
         launch_combo(combo, ts)
+        torch.cuda.synchronize()
+        ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+        row: dict[str, Any] = {
+            "ok": ok, "programs": combo.grid,
+            "parts_2d": sum("YBLOCK" in dict(p.blocks) for p in combo.parts)}
+        row.update(_combo_ways(combo, ts, lambda: torch._foreach_add(a_list, b_list,
+                                                                     alpha=0.5)))
+        out[f"2d {how}"] = row
+        print("2d", how, {k: round(v, 2) if isinstance(v, float) else v
+                          for k, v in row.items()}, flush=True)
+    return out
 
-    def run_separate() -> None:
-        for s, t in zip(separate, ts):
-            launch(s, t)
 
-    def run_foreach() -> None:
-        torch._foreach_add([t["a"] for t in ts], [t["b"] for t in ts], alpha=0.5)
+def part_combo_host(n_tensors: int = 100, calls: int = 2000) -> dict[str, Any]:
+    """Host cost of a combo launch's Python path, on the CPU (no GPU needed): building the
+    named argument list (what every call did before), binding once, and a per-call
+    ``launch_combo`` and a bound call of the direct path against a launcher that does
+    nothing (µs per call)."""
+    import torch
 
-    res: dict[str, Any] = {
-        "ok": ok, "tensors": n_tensors, "elements": sum(sizes),
-        "sizes_min_max": [min(sizes), max(sizes)],
-        "launches_combo": 1, "launches_separate": len(separate), "programs": combo.grid,
-        "codegen_s": gen_s, "first_launch_s_combo": compile_s,
-        "first_launch_s_separate": sep_compile_s,
-        "python_ms_combo": _bench(run_combo), "python_ms_separate": _bench(run_separate),
-        "python_ms_torch_foreach": _bench(run_foreach),
-    }
-    res["python_speedup"] = res["python_ms_separate"] / res["python_ms_combo"]
+    from indexalg_triton import runtime
+    from indexalg_triton.combo import _combo_args, combine, foreach_add_spec, launch_combo
+
+    sizes = [1000 + (i * 7919) % 31000 for i in range(n_tensors)]
+    combo = combine([foreach_add_spec(f"fe{i}", (n,)) for i, n in enumerate(sizes)],
+                    name="host_combo")
+    ts = [{"a": torch.empty(n), "b": torch.empty(n), "out": torch.empty(n)} for n in sizes]
+
+    def per_call(fn: Callable[[], Any]) -> float:
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        return (time.perf_counter() - t0) / calls * 1e6
+
+    class _Noop:  # a compiled kernel whose launcher does nothing
+        function, packed_metadata = 0, ()
+
+        @staticmethod
+        def run(*args: Any) -> None:
+            return None
+
+    class _Param:
+        is_constexpr = False
+
+    class _Kernel:
+        params = [_Param()] * (3 * n_tensors)
+
+        def __getitem__(self, grid: Any) -> Any:
+            return lambda *a, **k: _Noop()
+
+    args = _combo_args(combo, ts)
+    saved = runtime._stream_getter
+    runtime._stream_getter = lambda: lambda device: 0  # type: ignore[assignment]
     try:
-        res["graph_ms_combo"] = _graph_ms(run_combo)
-        res["graph_ms_separate"] = _graph_ms(run_separate)
-        res["graph_speedup"] = res["graph_ms_separate"] / res["graph_ms_combo"]
-    except Exception as err:  # recorded, not fatal
-        res["graph_error"] = f"{type(err).__name__}: {err}"
+        bound = runtime.bind_kernel("host_combo", _Kernel(), (combo.grid,), args, {})
+        bound()
+        direct = runtime.direct_launcher(_Kernel(), _Noop(), (combo.grid,),
+                                         [v for _, v in args])
+        assert direct is not None
+        combo._direct[:] = [direct]
+        res = {"ok": bound.fast, "tensors": n_tensors, "arguments": len(args),
+               "launch_combo_us_noop_launcher": per_call(lambda: launch_combo(combo, ts)),
+               "build_args_us": per_call(lambda: _combo_args(combo, ts)),
+               "bind_us": per_call(lambda: runtime.bind_kernel(
+                   "host_combo", _Kernel(), (combo.grid,), _combo_args(combo, ts), {})),
+               "bound_call_us_noop_launcher": per_call(bound)}
+    finally:
+        runtime._stream_getter = saved  # type: ignore[assignment]
+    print(res, flush=True)
     return res
 
 
@@ -563,7 +687,8 @@ def part_eviction() -> dict[str, Any]:
 
 
 PARTS: dict[str, Callable[..., dict[str, Any]]] = {
-    "debug": part_debug, "combo": part_combo, "reduction": part_reduction,
+    "debug": part_debug, "combo": part_combo, "combo_host": part_combo_host,
+    "reduction": part_reduction,
     "template": part_template, "multi_output": part_multi_output,
     "determinism": part_determinism, "host_descriptors": part_host_descriptors,
     "eviction": part_eviction,
@@ -583,7 +708,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {"env": {"torch": torch.__version__, "triton": triton.__version__,
-                                    "gpu": torch.cuda.get_device_name(),
+                                    "gpu": torch.cuda.get_device_name()
+                                    if torch.cuda.is_available() else "none (CPU)",
                                     "kinds": list(supported_kinds())}}
     for name in args.parts.split(","):
         t0 = time.perf_counter()

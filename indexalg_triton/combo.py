@@ -29,16 +29,21 @@ Arguments are every part's buffers in part order, renamed ``p{i}_{buffer}``.  Pa
 nothing but the launch (and ``num_warps``); their outputs must not alias each other or another
 part's inputs (independence is the caller's promise, as it is for Inductor's combo kernels).
 
-Launching: :func:`launch_combo` takes the tensors on each call (name lookups, one argument
-list built per call).  :meth:`ComboKernel.bind` does that once and returns a
-:class:`~indexalg_triton.runtime.BoundLaunch`: calling it launches with the argument tuple,
-grid and compiled-kernel handle precomputed (see :func:`indexalg_triton.runtime.bind_kernel`).
+Launching (both through :func:`~indexalg_triton.runtime.run_kernel` the first time, where
+Triton compiles, then without Triton's JIT on a GPU; see
+:class:`~indexalg_triton.runtime.DirectLauncher`):
+
+* :func:`launch_combo` takes the tensors on each call: one name lookup, ``data_ptr()``,
+  dtype and alignment check per tensor, then the compiled launcher;
+* :meth:`ComboKernel.bind` does all of that once and returns a
+  :class:`~indexalg_triton.runtime.BoundLaunch`: calling it launches with the argument tuple,
+  grid and compiled-kernel handle precomputed (no per-call hashing, lookup or allocation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from indexalg.errors import InvalidOperationError
@@ -99,6 +104,9 @@ class ComboKernel:
     source: str
     num_warps: int
     order: tuple[int, ...]
+    # the direct launcher of the last specialisation launch_combo compiled (no tensors held)
+    _direct: list[runtime.DirectLauncher] = field(default_factory=list, compare=False,
+                                                  hash=False, repr=False)
 
     @property
     def grid(self) -> int:
@@ -239,12 +247,29 @@ def _combo_args(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]
 
 
 def launch_combo(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]) -> None:
-    """One launch of ``combo``; ``tensors[i]`` maps part i's buffer names to tensors (for
-    repeated launches on the same tensors, :meth:`ComboKernel.bind` once and call that)."""
+    """One launch of ``combo``; ``tensors[i]`` maps part i's buffer names to tensors.
+
+    The first launch goes through Triton's JIT (:func:`~indexalg_triton.runtime.run_kernel`);
+    later ones go to the compiled launcher directly
+    (:meth:`~indexalg_triton.runtime.DirectLauncher.launch`) when the tensors have the
+    dtypes and pointer alignment it was compiled for, else through the JIT again.  For
+    repeated launches on the same tensors, :meth:`ComboKernel.bind` once and call that."""
+    if len(tensors) == len(combo.parts) and combo._direct:
+        try:
+            values = [tensors[i][b.name] for i, p in enumerate(combo.parts)
+                      for b in p.spec.buffers]
+        except (KeyError, TypeError, IndexError):
+            values = []
+        if values and combo._direct[0].launch(values):
+            return
     args = _combo_args(combo, tensors)
     dev = str(args[0][1].device.type)
     kernel = runtime.compile_source(combo.source, combo.name, interpret=dev == "cpu")
-    runtime.run_kernel(combo.name, kernel, (combo.grid,), args, {"num_warps": combo.num_warps})
+    compiled = runtime.run_kernel(combo.name, kernel, (combo.grid,), args,
+                                  {"num_warps": combo.num_warps})
+    direct = runtime.direct_launcher(kernel, compiled, (combo.grid,), [v for _, v in args])
+    if direct is not None:
+        combo._direct[:] = [direct]
 
 
 def foreach_add_spec(name: str, shape: Sequence[int], alpha: float = 1.0,

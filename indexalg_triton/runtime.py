@@ -48,6 +48,7 @@ __all__ = [
     "Comparison",
     "Verification",
     "BoundLaunch",
+    "DirectLauncher",
     "autotune",
     "bench_kernel",
     "bind_kernel",
@@ -56,6 +57,7 @@ __all__ = [
     "compile_kernel",
     "compile_source",
     "device",
+    "direct_launcher",
     "launch",
     "launch_user_kernel",
     "run_kernel",
@@ -152,22 +154,95 @@ def run_kernel(name: str, kernel: Any, grid: tuple[int, ...],
     return compiled
 
 
+class DirectLauncher:
+    """The compiled launcher of one kernel specialisation, called without Triton's JIT.
+
+    Built from the compiled kernel a first launch through :func:`run_kernel` returned (see
+    :func:`direct_launcher`): its ``CompiledKernel.run``, function handle, packed metadata
+    and grid, and the specialisation the JIT compiled for, per argument its dtype and whether
+    its data pointer is 16-byte aligned (Triton specialises pointer arguments on exactly
+    these).  A launch passes the data pointers as ints, as ``JITFunction.run`` ends, so there
+    is no binding, specialisation, cache-key hashing or ``data_ptr()`` call in Triton's
+    launcher.  :meth:`launch` first checks that tensors given per call match that
+    specialisation (else it declines and the caller takes the JIT path).  Neither runs while
+    the debug printer is active or a Triton launch hook is installed (they need the central
+    path and the launch metadata)."""
+
+    __slots__ = ("run", "grid3", "rest", "stream", "device", "knobs", "signature")
+
+    def __init__(self, run: Any, grid: tuple[int, ...], function: Any, packed: Any,
+                 device: int, knobs: Any, signature: tuple[tuple[Any, bool], ...]) -> None:
+        g = [*grid, 1, 1, 1][:3]
+        self.run = run
+        self.grid3 = (g[0], g[1], g[2])
+        # run(gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook,
+        #     exit_hook, *args); the hooks are idle (None or empty) whenever this runs
+        self.rest = (function, packed, None, None, None)
+        self.stream = _stream_getter()
+        self.device = device
+        self.knobs = knobs
+        self.signature = signature
+
+    def ready(self) -> bool:
+        """No debug printer in force and no launch hook installed."""
+        return active_printer() is None and _hooks_idle(self.knobs)
+
+    def launch_pointers(self, pointers: tuple[int, ...]) -> None:
+        """Launch on data pointers of the compiled specialisation (the caller's promise)."""
+        g0, g1, g2 = self.grid3
+        self.run(g0, g1, g2, self.stream(self.device), *self.rest, *pointers)
+
+    def launch(self, values: Sequence[Any]) -> bool:
+        """Launch on ``values`` (tensors) if they match the compiled specialisation (count,
+        dtypes, 16-byte alignment, device) and :meth:`ready`; False, launching nothing, if
+        not."""
+        sig = self.signature
+        if len(values) != len(sig) or not self.ready():
+            return False
+        ptrs = []
+        for v, (dtype, aligned) in zip(values, sig):
+            p = v.data_ptr()
+            if v.dtype is not dtype or (p % 16 == 0) is not aligned:
+                return False
+            ptrs.append(p)
+        if values and values[0].get_device() != self.device:
+            return False
+        self.launch_pointers(tuple(ptrs))
+        return True
+
+
+def direct_launcher(kernel: Any, compiled: Any, grid: tuple[int, ...],
+                    values: Sequence[Any]) -> DirectLauncher | None:
+    """The :class:`DirectLauncher` of ``compiled`` (what launching ``kernel`` on ``values``
+    through :func:`run_kernel` returned), or None where this path does not apply: no compiled
+    kernel (the interpreter), a ``constexpr`` parameter or a non-tensor argument (the launcher
+    would need Triton's own argument handling), or a Triton whose compiled kernel differs."""
+    params = getattr(kernel, "params", None)
+    if (compiled is None or params is None or len(params) != len(values)
+            or any(getattr(p, "is_constexpr", True) for p in params)
+            or not all(hasattr(v, "data_ptr") and hasattr(v, "dtype") for v in values)):
+        return None
+    try:
+        from triton import knobs
+
+        run, function, packed = compiled.run, compiled.function, compiled.packed_metadata
+        device = values[0].get_device() if values else 0
+    except Exception:  # another Triton layout: stay on the JIT path
+        return None
+    sig = tuple((v.dtype, v.data_ptr() % 16 == 0) for v in values)
+    return DirectLauncher(run, grid, function, packed, device, knobs.runtime, sig)
+
+
 class BoundLaunch:
     """One kernel launch with its arguments, grid and meta fixed (:func:`bind_kernel`);
-    call it to launch.
+    call it to launch.  The first call goes through :func:`run_kernel` (Triton's JIT:
+    specialisation, compile or cache lookup); later calls go to the :class:`DirectLauncher`
+    of the compiled kernel it returned, with the pointer tuple precomputed (no per-call
+    allocation but the call's own argument tuple), wherever :func:`direct_launcher` applies
+    and the launcher is :meth:`~DirectLauncher.ready`.  The tensors are held and must keep
+    their storage."""
 
-    The first call goes through :func:`run_kernel` (Triton's JIT: specialisation, compile or
-    cache lookup).  When that returns a compiled kernel, every argument is a tensor and the
-    kernel has no ``constexpr`` parameter, later calls go straight to the compiled kernel's
-    launcher (``CompiledKernel.run``, as Triton's own ``JITFunction.run`` ends) with the
-    argument tuple precomputed: the tensors' data pointers as ints, so no per-call binding,
-    specialisation, cache-key hashing, ``data_ptr()`` call or allocation.  That is sound
-    because the specialisation (pointer alignment, dtypes) is the one the first call
-    compiled for the same tensors.  Whenever the debug printer is active, or a Triton
-    launch hook is installed, the call takes :func:`run_kernel` again."""
-
-    __slots__ = ("name", "kernel", "grid", "args", "meta", "fast", "_launch", "_grid3",
-                 "_rest", "_stream", "_device", "_knobs")
+    __slots__ = ("name", "kernel", "grid", "args", "meta", "direct", "_pointers")
 
     def __init__(self, name: str, kernel: Any, grid: tuple[int, ...],
                  args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
@@ -176,54 +251,31 @@ class BoundLaunch:
         self.grid = grid
         self.args = tuple(args)
         self.meta = dict(meta)
-        self.fast = False  # whether calls take the compiled launcher directly
-        self._launch: Any = None
-        self._grid3 = (1, 1, 1)
-        self._rest: tuple[Any, ...] = ()  # function, metadata, hooks, then the pointers
-        self._stream: Any = None
-        self._device = 0
-        self._knobs: Any = None
+        self.direct: DirectLauncher | None = None
+        self._pointers: tuple[int, ...] = ()
+
+    @property
+    def fast(self) -> bool:
+        """Whether calls take the direct launcher."""
+        return self.direct is not None
 
     def __call__(self) -> None:
-        if self.fast and active_printer() is None and _hooks_idle(self._knobs):
-            g0, g1, g2 = self._grid3
-            self._launch(g0, g1, g2, self._stream(self._device), *self._rest)
+        direct = self.direct
+        if direct is not None and direct.ready():
+            direct.launch_pointers(self._pointers)
             return
         compiled = run_kernel(self.name, self.kernel, self.grid, self.args, self.meta)
-        if not self.fast:
-            self._prepare(compiled)
-
-    def _prepare(self, compiled: Any) -> None:
-        """Set up the direct path from the compiled kernel of the first launch, if it has
-        the shape this path knows (else every call stays on :func:`run_kernel`)."""
-        params = getattr(self.kernel, "params", None)
-        values = [v for _, v in self.args]
-        if (compiled is None or params is None or len(params) != len(values)
-                or any(getattr(p, "is_constexpr", True) for p in params)
-                or not all(hasattr(v, "data_ptr") and hasattr(v, "device") for v in values)):
-            return
-        try:
-            from triton import knobs
-
-            run, function, packed = compiled.run, compiled.function, compiled.packed_metadata
-            self._stream = _stream_getter()
-            self._device = (values[0].device.index or 0) if values else 0
-        except Exception:  # another Triton layout: stay on the JIT path
-            return
-        g = [*self.grid, 1, 1, 1][:3]
-        self._grid3 = (g[0], g[1], g[2])
-        self._knobs = knobs.runtime
-        self._launch = run
-        # run(gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook,
-        #     exit_hook, *args); the hooks are idle (None or empty) whenever this path runs
-        self._rest = (function, packed, None, None, None,
-                      *(int(v.data_ptr()) for v in values))
-        self.fast = True
+        if direct is None:
+            values = [v for _, v in self.args]
+            self.direct = direct_launcher(self.kernel, compiled, self.grid, values)
+            if self.direct is not None:
+                self._pointers = tuple(int(v.data_ptr()) for v in values)
 
 
 def _stream_getter() -> Callable[[int], Any]:
     """The function giving the current stream of a device (what ``JITFunction.run`` asks for
-    on every launch; read per call, so CUDA-graph capture and stream contexts are honoured)."""
+    on every launch; called per launch, so CUDA-graph capture and stream contexts are
+    honoured)."""
     from triton.runtime.driver import driver
 
     get: Callable[[int], Any] = driver.active.get_current_stream

@@ -301,7 +301,8 @@ def test_bound_launch_takes_the_compiled_launcher(monkeypatch: pytest.MonkeyPatc
     bound()
     assert kernel.jit_calls == 1
     ptrs = tuple(x.data_ptr() for x in xs)
-    assert kernel.compiled.calls == [(5, 1, 1, 1234, "fn-handle", ("meta",), None, None, None,
+    # the stream of the tensors' device (-1: these are CPU tensors standing in)
+    assert kernel.compiled.calls == [(5, 1, 1, 1233, "fn-handle", ("meta",), None, None, None,
                                       *ptrs)] * 2
     assert all(type(v) is int for v in kernel.compiled.calls[0][-2:])
     import io
@@ -336,6 +337,42 @@ def test_bound_launch_yields_to_launch_hooks(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setattr(knobs.runtime, "launch_enter_hook", lambda *a: None)
         bound()
     assert kernel.jit_calls == 2 and not kernel.compiled.calls
+
+
+def test_launch_combo_takes_the_direct_path_when_the_specialisation_matches(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``launch_combo`` per call: after the first (JIT) launch, tensors of the same dtypes
+    and pointer alignment go to the compiled launcher with their own pointers; a dtype or
+    an alignment the kernel was not compiled for goes through the JIT again."""
+    import torch
+
+    from indexalg_triton import runtime
+
+    specs = [foreach_add_spec("q0", (4,)), foreach_add_spec("q1", (8,))]
+    combo = combine(specs, name="combo_direct")
+    kernel = _FakeKernel(6)
+    monkeypatch.setattr(runtime, "compile_source", lambda *a, **k: kernel)
+    monkeypatch.setattr(runtime, "_stream_getter", lambda: lambda device: 7)
+
+    def tensors(dtype: Any = torch.float32, offset: int = 0) -> list[dict[str, Any]]:
+        return [{n: torch.zeros(s + offset, dtype=dtype)[offset:] for n in ("a", "b", "out")}
+                for s in (4, 8)]
+
+    first = tensors()
+    launch_combo(combo, first)
+    assert kernel.jit_calls == 1 and combo._direct and not kernel.compiled.calls
+    for ts in (first, tensors()):
+        launch_combo(combo, ts)
+        ptrs = tuple(t[n].data_ptr() for t in ts for n in ("a", "b", "out"))
+        assert kernel.compiled.calls[-1] == (combo.grid, 1, 1, 7, "fn-handle", ("meta",),
+                                             None, None, None, *ptrs)
+    assert kernel.jit_calls == 1 and len(kernel.compiled.calls) == 2
+    launch_combo(combo, tensors(offset=1))  # pointers 4 bytes past 16-byte alignment
+    assert kernel.jit_calls == 2
+    launch_combo(combo, tensors(torch.float64))  # another dtype
+    assert kernel.jit_calls == 3 and len(kernel.compiled.calls) == 2
+    with pytest.raises(InvalidOperationError, match="no tensor for 'out'"):
+        launch_combo(combo, [{"a": 1, "b": 2}, {}])
 
 
 SEED_SCRIPT = r'''
