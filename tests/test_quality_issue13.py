@@ -77,6 +77,13 @@ CASES = [
     Case("CeilDiv(-(x), s0*s1) + FloorDiv(x, s0*s1)",
          {"s0": (2, 64), "s1": (1, 64), "x": (0, "s0*s1 - 1")}, "0", 10),
     Case("CeilDiv(FloorDiv(x + 3, 3), 16)", {"x": (0, None)}, "x // 48 + 1", 200),
+    # (bench.compare --seed 1) a remainder's division merges with the one around it; a
+    # ceiling division of a bit is the bit
+    Case("ModularIndexing(ModularIndexing(2*x, 4, 8) + 3, 8, 4)", {"x": (0, 127)},
+         "(ModularIndexing(x, 1, 16) + 6) // 16", 127),
+    Case("CeilDiv(ModularIndexing(2*x, 1, 4), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 2)",
+         99),
+    Case("CeilDiv(3*Mod(x + 3, 3), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 3)", 99),
 ]
 
 

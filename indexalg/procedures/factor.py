@@ -45,18 +45,34 @@ from indexalg.procedures.base import Procedure
 
 __all__ = ["FACTOR_PROCEDURES"]
 
+_ONE = integer(1)
 
-def _inner_division(a: Expr, ctx: Context) -> tuple[Expr, Expr, Expr] | None:
+
+def _inner_division(
+    a: Expr, ctx: Context, *, remainders: bool = True
+) -> tuple[Expr, Expr, Expr] | None:
     """``a == x // y + z`` (a coefficient-1 floor division term, or ``a`` itself): (x, y, z).
-    A ceiling division ``CeilDiv(b, y)`` with ``y > 0`` counts as ``(b + y - 1) // y``."""
+    A ceiling division ``CeilDiv(b, y)`` with ``y > 0`` counts as ``(b + y - 1) // y``, and
+    (with ``remainders``) a term ``ModularIndexing(b, d, m)`` with ``d > 1`` beside others
+    as ``ModularIndexing(b, 1, d*m) // d`` (``(b // d) mod m == (b mod d*m) // d``: TVM's
+    ``(x % 16 + 6) // 16`` for ``(ModularIndexing(x, 2, 8) + 3) // 8``)."""
     if type(a) is Add:
-        candidates = [(i, t) for i, t in enumerate(a.args) if type(t) in (FloorDiv, CeilDiv)]
+        kinds: tuple[type[Expr], ...] = (FloorDiv, CeilDiv)
+        if remainders:
+            kinds = (FloorDiv, CeilDiv, ModularIndexing)
+        candidates = [(i, t) for i, t in enumerate(a.args) if type(t) in kinds]
     elif type(a) in (FloorDiv, CeilDiv):
         candidates = [(-1, a)]
     else:
         return None
     for i, t in candidates:
-        x, y = t.args
+        if type(t) is ModularIndexing:
+            b, d, m = t.args
+            if d is _ONE or not _positive(d, ctx):
+                continue
+            x, y = ModularIndexing.make(b, 1, mul(d, m)), d
+        else:
+            x, y = t.args
         if type(t) is CeilDiv:
             if not _positive(y, ctx):
                 continue
@@ -85,7 +101,8 @@ def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
     ``CeilDiv(CeilDiv(x, y) + z, w) -> CeilDiv(x + y*z, y*w)`` for ``w > 0`` (the mirror
     image, ``ceil(v) == -floor(-v)``) and ``CeilDiv(x // y + z, w) -> (x + y*(z + w - 1)) //
     (y*w)``.  An inner ``CeilDiv(b, y)`` with ``y > 0`` is
-    ``(b + y - 1) // y`` for the floor forms."""
+    ``(b + y - 1) // y`` for the floor forms, an inner ``ModularIndexing(b, d, m)`` beside
+    other terms ``ModularIndexing(b, 1, d*m) // d``."""
     t = type(e)
     if t is CeilDiv:
         w = e.args[1]
@@ -96,7 +113,10 @@ def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
             return None
         x, y, z = inner
         return CeilDiv.make(add(x, mul(y, z)), mul(y, w))
-    found = _inner_division(e.args[0], ctx)
+    # an inner remainder pays only where the outer division divides (not MI(., 1, m))
+    found = _inner_division(
+        e.args[0], ctx, remainders=t is not ModularIndexing or e.args[1] is not _ONE
+    )
     if found is None:
         return None
     x, y, z = found
