@@ -325,3 +325,33 @@ def test_conversion_memo_keeps_one_symbol_per_name_and_maps_back_inductors_objec
     with pytest.raises(_entries.Fallback, match="unreadable"):
         _convert.to_ia(sympy.Float(0.5) * x)
     _convert.clear()
+
+
+def test_fast_conversion_path_agrees_with_the_interop_module():
+    from torch.utils._sympy.functions import FloorDiv, ModularIndexing
+
+    from indexalg.inductor import _convert
+    from indexalg.interop.sympy import from_sympy
+
+    x, y = (sympy.Symbol(n, integer=True, nonnegative=True) for n in "xy")
+    cases = [
+        x + 3 * y + 12 * FloorDiv(x, 4),
+        3 * x * y + 2,
+        x * (y + 1),
+        (x + 1) ** 2 + y,
+        sympy.floor(x / 2 + y / 3) + x,
+        sympy.floor(sympy.Rational(1, 2) * x + sympy.Rational(1, 2)),
+        ModularIndexing(x + 2 * y, 1, 8) * 16 - x,
+        x + y / 2,  # a ratio: unreadable either way
+        sympy.Float(0.5) * x + y,
+    ]
+    for e in cases:
+        _convert.clear()
+        try:
+            want = from_sympy(e)
+        except Exception:
+            with pytest.raises(_entries.Fallback):
+                _convert.to_ia(e)
+            continue
+        assert _convert.to_ia(e) == want, e
+    _convert.clear()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from indexalg.errors import InteropError
-from indexalg.expr import Expr, Symbol
+from indexalg.expr import Expr, Symbol, add, mul
 from indexalg.interop.sympy import (
     TO_TORCH_TABLE,
     _FromSympy,
@@ -39,7 +39,7 @@ _FROM: dict[Any, Expr] = {}
 _TO: dict[Expr, Any] = {}
 _SYMBOLS: dict[str, Any] = {}
 _CX: list[_ToSympy] = []
-_FX: list[_FromSympy] = []
+_FX: list["_FastFromSympy"] = []
 
 
 class _Builder(_ToSympy):
@@ -97,7 +97,9 @@ def _convert(s: Any) -> Expr:
     if not _FX or len(_FX[0].memo) >= MEMO_LIMIT:
         import sympy
 
-        cx = _FromSympy(sympy)
+        if not _SP_ADD:
+            _SP_ADD[:] = [sympy.Add, sympy.Mul]
+        cx = _FastFromSympy(sympy)
         cx.memo = _Recording()
         _FX[:] = [cx]
     cx = _FX[0]
@@ -119,6 +121,45 @@ def _convert(s: Any) -> Expr:
     for obj, node in new:
         _TO.setdefault(node, obj)
     return e
+
+
+class _FastFromSympy(_FromSympy):
+    """The interop converter with a short path for the sums and products of integer terms
+    that make up most of Inductor's indices (``x0 + 3*x1 + 12*FloorDiv(x2, 4)``): their
+    parts are converted and added / multiplied directly, skipping the exact-ratio reading
+    that a rational coefficient or a power needs (those take the interop module's path)."""
+
+    __slots__ = ()
+
+    def conv(self, s: Any) -> Expr:
+        done = self.memo.get(s)
+        if done is not None:
+            return done
+        kind = type(s)
+        if kind is _SP_ADD[0] or kind is _SP_ADD[1]:
+            if all(_integral_term(a) for a in s.args):
+                parts = [self.conv(a) for a in s.args]
+                if not any(p.is_bool for p in parts):
+                    out = add(*parts) if kind is _SP_ADD[0] else mul(*parts)
+                    self.memo[s] = out
+                    return out
+        return super().conv(s)
+
+
+#: (sympy.Add, sympy.Mul), filled on the first conversion
+_SP_ADD: list[Any] = []
+
+
+def _integral_term(a: Any) -> bool:
+    """A sum's term or a product's factor read as an integer expression by itself: not a
+    ratio, not a power, not a product holding either."""
+    if a.is_Rational:
+        return bool(a.is_Integer)
+    if a.is_Pow:
+        return False
+    if a.is_Mul:
+        return all(not (f.is_Pow or (f.is_Rational and not f.is_Integer)) for f in a.args)
+    return True
 
 
 class _Recording(dict[Any, Expr]):
