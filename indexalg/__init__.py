@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from typing import Any, Literal, overload
 
 from indexalg.analysis.context import clear_contexts
-from indexalg.analysis.interval import clear_size_only
 from indexalg.analyzer import Analyzer, clear_bounds
 from indexalg.errors import (
     DepthError,
@@ -165,7 +164,6 @@ def clear_caches() -> None:
     clear_results()
     clear_parsed()
     clear_bounds()
-    clear_size_only()
 
 
 def from_sympy(s: Any) -> Expr:

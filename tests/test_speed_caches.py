@@ -177,20 +177,3 @@ def test_bounds_memo_keys_on_ranges_and_assumptions(monkeypatch: pytest.MonkeyPa
     with pytest.raises(ia.RangeError):
         ia.bounds("x", {"x": (5, 2)})
 
-
-def test_size_only_intervals_are_shared_by_equal_size_ranges() -> None:
-    interval_mod = importlib.import_module("indexalg.analysis.interval")
-    e = ia.parse("s0*s1 - 1")
-    a = context_for({"s0": (2, 4), "s1": (2, 8), "x": (0, "s0*s1 - 1")})
-    b = context_for({"s0": (2, 4), "s1": (2, 8), "y": 7})
-    c = context_for({"s0": (2, 5), "s1": (2, 8)})
-    assert interval_mod.interval(e, a) == (3, 31)
-    assert (e, tuple(a.ranges.get_bounds(s) for s in e.symbol_set)) in interval_mod._SIZE_ONLY
-    assert interval_mod.interval(e, b) == (3, 31)
-    assert interval_mod.interval(e, c) == (3, 39)  # other bounds: another entry
-    # a node over a dependent symbol is not shared (its interval reads more ranges)
-    x = ia.parse("x + 1")
-    assert interval_mod.interval(x, a) == (1, 32)
-    assert not any(k[0] is x for k in interval_mod._SIZE_ONLY)
-    ia.clear_caches()
-    assert not interval_mod._SIZE_ONLY

@@ -48,7 +48,6 @@ __all__ = [
     "ipow",
     "ifloordiv",
     "imod",
-    "clear_size_only",
 ]
 
 Interval = tuple[Num, Num]
@@ -66,20 +65,6 @@ def interval(e: Expr, ctx: Context) -> Interval:
         return hit
     if type(e) is Symbol and not ctx.facts:
         return symbol_interval(e, ctx)  # memoised there, with its own cycle guard
-    # A node over sizes only (symbols whose ranges are literal) has the same interval in
-    # every context giving those symbols the same ranges: shared process-wide, keyed by
-    # the node and its symbols' bounds (a dynamic-shape compile makes a context per
-    # kernel, all with the same sizes)
-    key: tuple[Expr, tuple[tuple[Expr | None, Expr | None], ...]] | None = None
-    if e.args and not ctx.facts and ctx.parent is None and not ctx.query.where_depth:
-        syms = e.symbol_set
-        if syms.isdisjoint(ctx.dependent):
-            get = ctx.ranges.get_bounds
-            key = (e, tuple([get(s) for s in syms]))
-            hit = _SIZE_ONLY.get(key)
-            if hit is not None:
-                cache[e] = hit
-                return hit
     # A re-entrant query on the same node (a Where whose condition's bounds need the Where
     # itself) sees the trivial interval: sound, and it ends the recursion.
     cache[e] = FULL
@@ -87,22 +72,7 @@ def interval(e: Expr, ctx: Context) -> Interval:
     if ctx.facts:
         r = _with_facts(e, r, ctx)
     cache[e] = r
-    if key is not None:
-        if len(_SIZE_ONLY) >= MAX_SIZE_ONLY:
-            _SIZE_ONLY.clear()
-        _SIZE_ONLY[key] = r
     return r
-
-
-#: (node over sizes only, its symbols' bounds in ``symbol_set`` order) -> its interval
-_SIZE_ONLY: dict[tuple[Expr, tuple[tuple[Expr | None, Expr | None], ...]], Interval] = {}
-#: the most entries :data:`_SIZE_ONLY` holds (cleared when full)
-MAX_SIZE_ONLY = 1 << 14
-
-
-def clear_size_only() -> None:
-    """Forget the process-wide intervals of nodes over sizes only."""
-    _SIZE_ONLY.clear()
 
 
 def _with_facts(e: Expr, r: Interval, ctx: Context) -> Interval:
