@@ -242,30 +242,73 @@ def _default_index() -> RuleIndex:
 
 # --- the process-wide result memo --------------------------------------------------------
 
-#: The most (expression, ranges) results :data:`_RESULTS` holds; when full, its oldest
-#: quarter is dropped.
+#: The most (expression, ranges) results :data:`_RESULTS` holds; when full, the tables of
+#: the oldest ranges are dropped until a quarter is free.
 MAX_RESULTS = 1 << 16
 
-#: (expression, ranges) -> the expression simplified by the default rules and procedures
-#: under those ranges (assumptions are part of the ranges: :meth:`Analyzer.assume` narrows
-#: them).  Unlike a context's ``simp_cache`` it survives the eviction of the context, so a
-#: repeated call costs one lookup.
-_RESULTS: dict[tuple[Expr, Ranges], Expr] = {}
+
+class _ResultMemo:
+    """(expression, ranges) -> the expression simplified by the default rules and
+    procedures under those ranges (assumptions are part of the ranges:
+    :meth:`Analyzer.assume` narrows them).  Unlike a context's ``simp_cache`` it survives
+    the eviction of the context, so a repeated call costs two lookups.  Stored as ranges
+    -> {expression: result}: no key tuple per entry, so the cyclic garbage collector has
+    fewer objects to scan (a full collection in a cold pass costs more than the memo)."""
+
+    __slots__ = ("by_ranges", "size")
+
+    def __init__(self) -> None:
+        self.by_ranges: dict[Ranges, dict[Expr, Expr]] = {}
+        self.size = 0
+
+    def get(self, x: Expr, r: Ranges) -> Expr | None:
+        inner = self.by_ranges.get(r)
+        return None if inner is None else inner.get(x)
+
+    def put(self, x: Expr, r: Ranges, out: Expr) -> None:
+        inner = self.by_ranges.get(r)
+        if inner is None:
+            inner = self.by_ranges[r] = {}
+        if x not in inner:
+            self.size += 1
+        inner[x] = out
+        if self.size > MAX_RESULTS:
+            self._trim(r, x, out)
+
+    def _trim(self, r: Ranges, x: Expr, out: Expr) -> None:
+        """Drop the tables of the oldest other ranges until a quarter is free; then, if
+        need be, all of ``r``'s but the entry just made."""
+        keep = MAX_RESULTS - MAX_RESULTS // 4
+        for old in list(self.by_ranges):  # oldest ranges first
+            if self.size <= keep:
+                return
+            if old is not r:
+                dropped = self.by_ranges.pop(old, None)
+                self.size -= 0 if dropped is None else len(dropped)
+        if self.size > keep:
+            self.by_ranges[r] = {x: out}
+            self.size = sum(len(t) for t in self.by_ranges.values())
+
+    def clear(self) -> None:
+        self.by_ranges.clear()
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return False
+        inner = self.by_ranges.get(key[1])
+        return inner is not None and key[0] in inner
+
+
+_RESULTS = _ResultMemo()
 
 
 def clear_results() -> None:
     """Forget every memoised simplification result."""
     _RESULTS.clear()
-
-
-def _remember(key: tuple[Expr, Ranges], out: Expr) -> None:
-    if len(_RESULTS) >= MAX_RESULTS:
-        try:
-            for k in [k for _, k in zip(range(MAX_RESULTS // 4), _RESULTS)]:
-                del _RESULTS[k]
-        except (RuntimeError, KeyError):  # another thread changed the table meanwhile
-            _RESULTS.clear()
-    _RESULTS[key] = out
 
 
 def cached_simplify(e: Expr | str, ranges: RangesLike) -> Expr | None:
@@ -276,7 +319,7 @@ def cached_simplify(e: Expr | str, ranges: RangesLike) -> Expr | None:
     x = parse(e) if type(e) is str else e
     if not isinstance(x, Expr):
         return None
-    return _RESULTS.get((x, r))
+    return _RESULTS.get(x, r)
 
 
 def simplify_in(
@@ -291,15 +334,14 @@ def simplify_in(
     """Simplify under an existing context (the Analyzer's entry point).  The default
     simplification of a top-level context is memoised process-wide (:data:`_RESULTS`)."""
     default = rules is None and procedures is None and not record
-    key: tuple[Expr, Ranges] | None = None
-    if (
+    memo = (
         default
         and step_limit == DEFAULT_STEP_LIMIT
         and ctx.parent is None
         and not ctx.query.where_depth
-    ):
-        key = (e, ctx.ranges)
-        hit = _RESULTS.get(key)
+    )
+    if memo:
+        hit = _RESULTS.get(e, ctx.ranges)
         if hit is not None:
             return hit, SimplifyResult(expr=hit)
     if default:
@@ -311,8 +353,8 @@ def simplify_in(
     procs = PROCEDURES if procedures is None else tuple(procedures)
     s = Simplifier(ctx, index, procs, cache, record=record, step_limit=step_limit)
     out = s.visit(e)
-    if key is not None:
-        _remember(key, out)
+    if memo:
+        _RESULTS.put(e, ctx.ranges, out)
     s.result.expr = out
     s.result.steps = s.steps
     return out, s.result

@@ -86,11 +86,19 @@ def test_result_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(simplify_mod, "MAX_RESULTS", 16)
     r = {"x": 4096}
     for k in range(100):
-        assert str(ia.simplify(f"x + {k} - {k}", r)) == "x"
+        assert str(ia.simplify(f"x // 64 + {k}", r)) == (f"x // 64 + {k}" if k else "x // 64")
         assert len(simplify_mod._RESULTS) <= 16
-    # the newest entries survive a trim
-    last = ia.parse("x + 99 - 99")
-    assert (last, ia.as_ranges(r)) in simplify_mod._RESULTS
+    # the newest entry survives a trim; the tables of other ranges go first
+    assert (ia.parse("x // 64 + 99"), ia.as_ranges(r)) in simplify_mod._RESULTS
+    other = {"x": 64}
+    assert str(ia.simplify("x // 64", other)) == "0"
+    assert (ia.parse("x // 64"), ia.as_ranges(other)) in simplify_mod._RESULTS
+    for k in range(100, 120):
+        ia.simplify(f"x // 64 + {k}", r)
+        assert len(simplify_mod._RESULTS) <= 16
+    assert (ia.parse("x // 64"), ia.as_ranges(other)) not in simplify_mod._RESULTS
+    assert (ia.parse("x // 64 + 119"), ia.as_ranges(r)) in simplify_mod._RESULTS
+    assert str(ia.simplify("x // 64", other)) == "0"  # recomputed, same answer
 
 
 def test_clear_caches_empties_the_memos() -> None:
