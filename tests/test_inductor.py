@@ -355,3 +355,30 @@ def test_fast_conversion_path_agrees_with_the_interop_module():
             continue
         assert _convert.to_ia(e) == want, e
     _convert.clear()
+
+
+def test_stock_zone_gives_inductors_answers_inside_tiling(monkeypatch):
+    """``INDEXALG_INDUCTOR_STOCK_TILING=maybe_evaluate_static``: inside Inductor's tiling
+    choice the ShapeEnv's claims get its own answers (counted ``stock_zone``)."""
+    from torch._inductor.codegen.simd import SIMDScheduling
+
+    from indexalg.inductor import _zones
+
+    monkeypatch.setenv("INDEXALG_INDUCTOR_STOCK_TILING", "maybe_evaluate_static")
+    raw = vars(SIMDScheduling)["select_tiling"]
+    env, s27, _s53 = _guarded_env(_pixel_shuffle_guards)
+    from torch.utils._sympy.functions import FloorDiv
+
+    claim = sympy.Ge(FloorDiv(s27, 4), 2)
+    plug.reset()
+    with plug.enabled():
+        assert vars(SIMDScheduling)["select_tiling"] is not raw
+        assert env._maybe_evaluate_static(claim) == sympy.true
+        _zones.DEPTH[0] += 1  # as inside select_tiling
+        try:
+            env._maybe_evaluate_static.cache_clear()
+            assert env._maybe_evaluate_static(claim) is None  # sympy alone: undecided
+        finally:
+            _zones.DEPTH[0] -= 1
+    assert vars(SIMDScheduling)["select_tiling"] is raw
+    assert plug.counters()["maybe_evaluate_static"]["fallbacks"] == {"stock_zone": 1}

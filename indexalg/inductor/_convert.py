@@ -39,7 +39,7 @@ _FROM: dict[Any, Expr] = {}
 _TO: dict[Expr, Any] = {}
 _SYMBOLS: dict[str, Any] = {}
 _CX: list[_ToSympy] = []
-_FX: list["_FastFromSympy"] = []
+_FX: list[_FastFromSympy] = []
 
 
 class _Builder(_ToSympy):

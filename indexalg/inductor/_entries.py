@@ -35,7 +35,7 @@ from indexalg.expr import (
 )
 from indexalg.ranges import Ranges
 
-from . import _axioms, _convert
+from . import _axioms, _convert, _zones
 from ._state import EntryStats, Fallback, clock, stats_for
 
 __all__ = ["ENTRY_POINTS", "EntryPoint", "expression_keys_supported"]
@@ -51,13 +51,18 @@ def _debug() -> bool:
 
 
 def _guarded(name: str, fast: Callable[..., Any], original: Callable[..., Any]) -> Any:
-    """The replacement for ``original``: ``fast`` with the fallback protocol around it."""
+    """The replacement for ``original``: ``fast`` with the fallback protocol around it
+    (and Inductor's own answer inside a stock zone, :mod:`._zones`)."""
+    zoned = name in _zones.zoned_entries()
+    depth = _zones.DEPTH
 
     def replacement(*args: Any, **kwargs: Any) -> Any:
         st = stats_for(name)
         st.calls += 1
         t0 = clock()
         try:
+            if zoned and depth[0]:
+                raise Fallback("stock_zone")
             out = fast(st, *args, **kwargs)
             st.answered += 1
             st.seconds += clock() - t0
@@ -272,13 +277,25 @@ def _divmod_weight(e: Expr, loops: frozenset[str]) -> tuple[int, int]:
     return bare, total
 
 
+_RANGES: dict[tuple[Any, ...], Ranges] = {}
+
+
 def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges: Any) -> Any:
     t0 = clock()
     e0 = _convert.to_ia(expr)
     e = _apply_replacements(getattr(self, "replacements", None), e0)
-    spec = _inductor_ranges(st, getattr(self, "shape_env", None), e, var_ranges)
+    shape_env = getattr(self, "shape_env", None)
+    # the ranges of one loop nest serve all its indices; a size symbol's range read from
+    # the shape environment once is at worst wider than its current one (ranges narrow)
+    key = (id(shape_env), tuple(var_ranges.items()), e.symbol_set)
+    ranges = _RANGES.get(key)
+    if ranges is None:
+        spec = _inductor_ranges(st, shape_env, e, var_ranges)
+        ranges = ia.as_ranges(spec)
+        if len(_RANGES) >= _convert.MEMO_LIMIT:
+            _RANGES.clear()
+        _RANGES[key] = ranges
     st.convert_seconds += clock() - t0
-    ranges = ia.as_ranges(spec)
     out = ia.simplify(e, ranges)
     if out is e0:
         return expr
@@ -645,6 +662,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
 
 def clear_memos() -> None:
     _axioms.clear()
+    _RANGES.clear()
     _STRIDES.clear()
     _CLAIMS.clear()
     _convert.clear()
