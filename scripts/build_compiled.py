@@ -3,7 +3,7 @@
 The pure-Python package stays the reference (the editable install, ``pip install indexalg``);
 this script never touches it.  It copies the source tree (``indexalg``, ``indexalg_triton``,
 ``pyproject.toml``, ``README.md``) into ``OUT/src``, compiles :data:`MODULES` there with
-mypyc (each module its own extension) and leaves an importable tree::
+mypyc and leaves an importable tree::
 
     python scripts/build_compiled.py                 # -> build/compiled/src
     PYTHONPATH=build/compiled/src python -c "import indexalg"   # the compiled build
@@ -14,10 +14,21 @@ module) with the compiled modules added as extension modules next to their ``.py
 Python imports the extension first.  ``make test-compiled`` builds the tree and runs the core
 tests against it.
 
-Why ``separate=True`` (one extension per module): the expression classes are ordinary Python
-classes in the compiled build (see ``indexalg.expr._python_class``), and mypyc's whole-program
-mode compiles ``isinstance(x, Expr)`` as an exact type test for them (it does not record the
-subclasses of non-native classes): separate compilation turns that optimisation off.
+What is compiled (:data:`MODULES`): the simplifier's hot path as the profile shows it
+(``python -m bench.simplify --profile``): node construction, polynomials, the interval,
+symbolic and decision analyses, the rewrite engine and the simplifier loop.  What is not, and
+why: the API layer (``indexalg/__init__.py``, ``analyzer.py``, ``ranges.py``, ``parse.py``) takes
+user values, and a compiled function checks its arguments' declared types on entry, so a bad
+argument would raise a plain ``TypeError`` there instead of indexalg's own error;
+``analysis/infinity.py`` defines ``__radd__ = __add__``, which a compiled class does not
+support; ``procedures/join.py`` and ``divsum.py`` read their module docstring, which a compiled
+module does not have.
+
+The modules form one group (one shared library, ``indexalg_compiled__mypyc``), compiled with
+``separate`` set, which turns off mypyc's whole-program optimisations: with them, mypyc compiles
+``isinstance(x, Expr)`` as an exact type test, because it does not record the subclasses of
+the expression classes (Python classes in the compiled build, see
+``indexalg.expr._python_class``).
 """
 
 from __future__ import annotations
@@ -36,7 +47,19 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = (
     "indexalg/expr.py",
     "indexalg/poly.py",
+    "indexalg/analysis/interval.py",
+    "indexalg/analysis/context.py",
+    "indexalg/analysis/decide.py",
+    "indexalg/analysis/symbolic.py",
+    "indexalg/analysis/refine.py",
+    "indexalg/rewrite.py",
+    "indexalg/simplify.py",
+    "indexalg/procedures/factor.py",
 )
+
+#: The compiled modules share one extension library, ``indexalg_compiled__mypyc`` (a top-level
+#: module: inside the package it would be taken for one of indexalg's modules).
+GROUP = "indexalg_compiled"
 
 #: What is copied into the build tree (everything the wheel needs).
 COPIED = ("indexalg", "indexalg_triton", "pyproject.toml", "README.md")
@@ -47,14 +70,21 @@ SETUP = '''\
 from mypyc.build import mypycify
 from setuptools import setup
 
-setup(ext_modules=mypycify({modules!r}, opt_level="3", separate=True))
+modules = {modules!r}
+setup(ext_modules=mypycify(modules, opt_level="3", separate=[(modules, {group!r})]))
 '''
 
 
 def copy_tree(src: Path) -> None:
-    """A fresh copy of the sources in ``src`` (compiled output of earlier builds kept in
-    ``src/build`` so an unchanged module is not recompiled)."""
+    """A fresh copy of the sources in ``src``.  The C sources and object files of earlier
+    builds are kept (``src/build/temp.*``: an unchanged group is not recompiled); their
+    extension modules are removed, so a module no longer compiled leaves nothing behind."""
     src.mkdir(parents=True, exist_ok=True)
+    for stale in [*src.glob("build/lib.*"), *src.glob("build/bdist.*"), *src.glob("*.so")]:
+        if stale.is_dir():
+            shutil.rmtree(stale)
+        else:
+            stale.unlink()
     for name in COPIED:
         target = src / name
         if target.is_dir():
@@ -92,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     src = out / "src"
     t0 = time.perf_counter()
     copy_tree(src)
-    (src / "setup.py").write_text(SETUP.format(modules=list(args.modules)))
+    (src / "setup.py").write_text(SETUP.format(modules=list(args.modules), group=GROUP))
     py = sys.executable
     build_s = run([py, "setup.py", "-q", "build_ext", "--inplace", "-j", str(args.jobs)], src)
     print(f"compiled {len(args.modules)} modules in {build_s:.0f} s (wall) into {src}")
