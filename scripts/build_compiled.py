@@ -8,6 +8,7 @@ mypyc and leaves an importable tree::
     python scripts/build_compiled.py                 # -> build/compiled/src
     PYTHONPATH=build/compiled/src python -c "import indexalg"   # the compiled build
     python scripts/build_compiled.py --wheel         # also build/compiled/dist/*.whl
+    python scripts/build_compiled.py --test          # then the core tests against it
 
 The wheel is the same distribution as the pure one (name, version, entry points, every pure
 module) with the compiled modules added as extension modules next to their ``.py`` sources;
@@ -61,6 +62,20 @@ MODULES = (
 #: module: inside the package it would be taken for one of indexalg's modules).
 GROUP = "indexalg_compiled"
 
+#: The tests ``--test`` runs against the compiled build (``make test-compiled``): the
+#: simplifier, the analyses, node construction and its errors, the procedures, the prover and
+#: the property suite.  (The whole non-slow suite passes against it too.)
+CORE_TESTS = (
+    "tests/test_simplify.py",
+    "tests/test_simplify_inductor.py",
+    "tests/test_analysis.py",
+    "tests/test_analysis_exhaustive.py",
+    "tests/test_semantics.py",
+    "tests/test_procedures.py",
+    "tests/test_prove.py",
+    "property_tests",
+)
+
 #: What is copied into the build tree (everything the wheel needs).
 COPIED = ("indexalg", "indexalg_triton", "pyproject.toml", "README.md")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
@@ -109,12 +124,45 @@ def run(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - t0
 
 
+def check_compiled(src: Path, modules: list[str]) -> None:
+    """Exit unless every module in ``modules`` imports from ``src`` as an extension module."""
+    names = [m.removesuffix(".py").replace("/", ".") for m in modules]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n"
+        "    f = importlib.import_module(name).__file__ or ''\n"
+        f"    if not f.startswith({str(src)!r}) or f.endswith('.py'):\n"
+        "        sys.exit(f'{name} is not the compiled module: {f}')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(src))
+    done = subprocess.run([sys.executable, "-c", code], cwd=src.parent, env=env, check=False)
+    if done.returncode:
+        sys.exit("build_compiled: the compiled build does not import")
+
+
+def run_tests(out: Path, src: Path, pytest_args: list[str]) -> int:
+    """The core tests (or ``pytest_args``) against the compiled tree: run from ``out`` (not
+    the checkout, whose own ``indexalg/`` would come first on ``sys.path``) with the tree first
+    on ``PYTHONPATH`` and the checkout after it (for ``bench``)."""
+    args = pytest_args or [str(ROOT / t) for t in CORE_TESTS]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(ROOT)]))
+    cmd = [sys.executable, "-m", "pytest", "-m", "not slow", "-p", "no:cacheprovider", *args]
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=out, env=env, check=False).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python scripts/build_compiled.py", description=__doc__)
     p.add_argument("--out", type=Path, default=ROOT / "build" / "compiled")
     p.add_argument("--wheel", action="store_true", help="also build a wheel into OUT/dist")
     p.add_argument(
         "--modules", nargs="+", default=list(MODULES), help="the module files to compile"
+    )
+    p.add_argument(
+        "--test",
+        nargs="*",
+        metavar="PYTEST_ARG",
+        help="then run the core tests (or these pytest arguments) against the build",
     )
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args(argv)
@@ -145,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"wheel in {wheel_s:.0f} s: {', '.join(w.name for w in dist.glob('*.whl'))}")
     print(f"total {time.perf_counter() - t0:.0f} s")
+    check_compiled(src, args.modules)
+    if args.test is not None:
+        return run_tests(out, src, args.test)
     return 0
 
 
