@@ -1081,7 +1081,7 @@ class Benchmark:
         out.append(
             f"issue 13: warm <= 5 µs median: {warm.median_us:.1f} µs: {_met(warm.median_us <= 5)}"
         )
-        out += self._compiled_lines(cold, tvm)
+        out += self._compiled_lines(cold, tvm, ind)
         for rep in (tvm, ind):
             if rep is None:
                 continue
@@ -1092,7 +1092,9 @@ class Benchmark:
             )
         return out
 
-    def _compiled_lines(self, cold: Summary, tvm: SystemReport | None) -> list[str]:
+    def _compiled_lines(
+        self, cold: Summary, tvm: SystemReport | None, ind: SystemReport | None
+    ) -> list[str]:
         """The compiled build's timing against the pure build's and TVM's."""
         comp = self.report(COMPILED.key)
         if comp is None:
@@ -1110,6 +1112,12 @@ class Benchmark:
                 f"issue 13 (compiled build): cold <= TVM build+simplify: median "
                 f"{c.median_us:.1f} vs {t.median_us:.1f} µs, mean {c.mean_us:.1f} vs "
                 f"{t.mean_us:.1f} µs: {_met(ok)}"
+            )
+        if ind is not None and c.mean_us > 0:
+            ratio = ind.timing("cold_ns", common).mean_us / c.mean_us
+            out.append(
+                f"issue 13 (compiled build): >= 150x Inductor cold on the mean: {ratio:.0f}x: "
+                f"{_met(ratio >= 150)}"
             )
         return out
 
