@@ -9,15 +9,23 @@ and prints a short table last.  Parts (each guarded: a failure is recorded, the 
 
 * ``debug``: the value printer on a generated kernel and a user-defined ``@triton.jit`` kernel
   (through the central launch path), a kernel-name filter, ``.pt`` files read back.
-* ``combo``: 100 foreach-add tensors of different small sizes: one combo launch against 100
-  separate launches, verified against ``torch._foreach_add``; timed as launched from Python
-  (``do_bench`` median of the whole set) and as CUDA-graph replays (device time only).
+* ``combo``: 100 foreach-add tensors of mixed sizes (two size sets) and a set of 2-D members
+  (transposes beside 1-D members), each as one combo with one XBLOCK for all parts and with
+  per-part blocks/tiles, verified against ``torch._foreach_add``; timed launched per call
+  (``launch_combo``), as a bound launch (``ComboKernel.bind``) and as CUDA-graph replays,
+  against ``torch._foreach_add`` (``do_bench`` medians and host µs per call).
+* ``combo_host``: the host cost of the combo launch's Python path, on the CPU (runs without a
+  GPU: ``--parts combo_host``).
 * ``reduction``: a short (32768 x 256) and a long (128 x 131072) row sum as multi-kernels:
   both variants timed (``do_bench`` median), the choice, the cache hit, the result verified.
 * ``template``: the matmul template with a fused bias + ReLU epilogue and a post-store ``raw``
   output (1024 x 1024 x 1024 float32, ``input_precision="ieee"``), against torch.
 * ``multi_output``: ``mean_var`` (one operation, two outputs) persistent and looped against
   ``torch.var_mean``.
+* ``host_descriptors``: the models suite's transposes with pointer tiles against host-side
+  ``TensorDescriptor`` loads (and stores), built once per launch (issue 14).
+* ``eviction``: the cache hints of the generated loads measured on and off, and split
+  col_mean tile shapes (issue 14).
 * ``determinism``: every kernel kind generated in subprocesses under two ``PYTHONHASHSEED``
   values, with this machine's Triton (block pointers included where it has them).
 """
@@ -25,6 +33,7 @@ and prints a short table last.  Parts (each guarded: a failure is recorded, the 
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import os
@@ -106,63 +115,183 @@ def part_debug(out: Path) -> dict[str, Any]:
     }
 
 
-def part_combo(n_tensors: int = 100) -> dict[str, Any]:
+def _host_us(fn: Callable[[], Any], calls: int = 300) -> float:
+    """Host microseconds per call of ``fn`` (``calls`` back to back, one synchronisation
+    before; the GPU queue absorbs the launches, so this is the Python + launcher cost)."""
     import torch
 
-    from indexalg_triton.codegen import Config, generate
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = (time.perf_counter() - t0) / calls * 1e6
+    torch.cuda.synchronize()
+    return host
+
+
+def _combo_ways(combo: Any, ts: list[dict[str, Any]], foreach: Callable[[], Any]
+                ) -> dict[str, float]:
+    """One combo launched three ways (through Triton's JIT every call, as ``launch_combo``
+    did before; per-call ``launch_combo``; a bound launch) against ``foreach``: do_bench
+    medians and host µs per call, and CUDA-graph replays (device time), all in µs."""
+    from indexalg_triton import runtime
+    from indexalg_triton.combo import _combo_args, launch_combo
+
+    bound = combo.bind(ts)
+    bound()
+    kernel = runtime.compile_source(combo.source, combo.name)
+    args, grid, meta = _combo_args(combo, ts), (combo.grid,), {"num_warps": combo.num_warps}
+    ways = {"jit": lambda: runtime.run_kernel(combo.name, kernel, grid, args, meta),
+            "launch_combo": lambda: launch_combo(combo, ts), "bound": bound,
+            "torch_foreach": foreach}
+    out: dict[str, float] = {}
+    for way, fn in ways.items():
+        out[f"{way}_us"] = _bench(fn) * 1e3
+        out[f"{way}_host_us"] = _host_us(fn)
+    for way in ("bound", "torch_foreach"):
+        try:
+            out[f"{way}_graph_us"] = _graph_ms(ways[way]) * 1e3
+        except Exception:  # recorded as missing
+            out[f"{way}_graph_us"] = float("nan")
+    out["bound_fast_path"] = float(bound.fast)
+    out["launch_combo_fast_path"] = float(bool(combo._direct))
+    return out
+
+
+def part_combo(n_tensors: int = 100) -> dict[str, Any]:
+    """100 foreach-add tensors of mixed sizes (the earlier 1,000..31,999 set, and 1..514,643
+    elements), and 2-D members (transposes beside 1-D members), against ``torch._foreach_add``."""
+    import torch
+
     from indexalg_triton.combo import combine, foreach_add_spec, launch_combo
-    from indexalg_triton.runtime import launch
 
-    sizes = [1000 + (i * 7919) % 31000 for i in range(n_tensors)]  # 1,000 .. 31,999 elements
-    specs = [foreach_add_spec(f"fe{i}", (n,), alpha=0.5) for i, n in enumerate(sizes)]
-    t0 = time.perf_counter()
-    combo = combine(specs, name="foreach_combo", xblock=1024)
-    gen_s = time.perf_counter() - t0
-    ts = [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
-           "out": torch.full((n,), float("nan"), device="cuda")} for n in sizes]
-    t0 = time.perf_counter()
-    launch_combo(combo, ts)
-    torch.cuda.synchronize()
-    compile_s = time.perf_counter() - t0
-    refs = torch._foreach_add([t["a"] for t in ts], [t["b"] for t in ts], alpha=0.5)
-    ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
-    cfg = Config.of(4, structured=False, flat=True, XBLOCK=1024)
-    separate = [generate(s, cfg, kinds=()) for s in specs]
-    for t in ts:
-        t["out"].fill_(float("nan"))
-    t0 = time.perf_counter()
-    for s, t in zip(separate, ts):
-        launch(s, t)
-    torch.cuda.synchronize()
-    sep_compile_s = time.perf_counter() - t0
-    ok = ok and all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+    sets = {"sizes_1k_32k": [1000 + (i * 7919) % 31000 for i in range(n_tensors)],
+            "sizes_1_512k": [max(1, (i * 104729) % (1 << (1 + i % 19))) for i in range(n_tensors)]}
+    res: dict[str, Any] = {"ok": True}
+    for label, sizes in sets.items():
+        specs = [foreach_add_spec(f"fe{i}", (n,), alpha=0.5) for i, n in enumerate(sizes)]
+        ts = [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
+               "out": torch.full((n,), float("nan"), device="cuda")} for n in sizes]
+        a_list, b_list = [t["a"] for t in ts], [t["b"] for t in ts]
+        refs = torch._foreach_add(a_list, b_list, alpha=0.5)
+        for how, kw in (("one_xblock", {"xblock": 1024}), ("per_part", {})):
+            t0 = time.perf_counter()
+            combo = combine(specs, name=f"fe_{label}_{how}", **kw)  # type: ignore[arg-type]
+            gen_s = time.perf_counter() - t0
+            for t in ts:
+                t["out"].fill_(float("nan"))
+            t0 = time.perf_counter()
+            launch_combo(combo, ts)
+            torch.cuda.synchronize()
+            ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+            row: dict[str, Any] = {"ok": ok, "programs": combo.grid, "codegen_s": gen_s,
+                                   "first_launch_s": time.perf_counter() - t0}
+            row.update(_combo_ways(combo, ts, functools.partial(
+                torch._foreach_add, a_list, b_list, alpha=0.5)))
+            res[f"{label} {how}"] = row
+            res["ok"] = res["ok"] and ok
+            print(label, how, {k: round(v, 2) if isinstance(v, float) else v
+                               for k, v in row.items()}, flush=True)
+        res[f"{label} elements"] = sum(sizes)
+    res.update(_combo_2d())
+    return res
 
-    def run_combo() -> None:
+
+def _combo_2d() -> dict[str, Any]:
+    """20 transposes (``out = a.t() + 0.5*b``, 2-D tiles where the planner tiles 2-D) and 20
+    contiguous 1-D members in one combo, against ``torch._foreach_add`` on the same views."""
+    import torch
+
+    from indexalg_triton.combo import combine, foreach_add_spec, launch_combo, transpose_add_spec
+
+    shapes = [(96 + 37 * i, 100 + 53 * i) for i in range(20)]
+    flat = [1 + (i * 7919) % 30000 for i in range(20)]
+    specs = [transpose_add_spec(f"tr{i}", r, c, alpha=0.5) for i, (r, c) in enumerate(shapes)]
+    specs += [foreach_add_spec(f"fl{i}", (n,), alpha=0.5) for i, n in enumerate(flat)]
+    ts = [{"a": torch.randn(c, r, device="cuda"), "b": torch.randn(r, c, device="cuda"),
+           "out": torch.empty(r, c, device="cuda")} for r, c in shapes]
+    ts += [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
+            "out": torch.empty(n, device="cuda")} for n in flat]
+    a_list = [t["a"].t() if t["a"].dim() == 2 else t["a"] for t in ts]
+    b_list = [t["b"] for t in ts]
+    refs = torch._foreach_add(a_list, b_list, alpha=0.5)
+    out: dict[str, Any] = {}
+    for how, kw in (("one_xblock_1d", {"xblock": 1024}), ("per_part_2d", {})):
+        combo = combine(specs, name=f"tr_{how}", **kw)  # type: ignore[arg-type]
+        for t in ts:
+            t["out"].fill_(float("nan"))
         launch_combo(combo, ts)
+        torch.cuda.synchronize()
+        ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
+        row: dict[str, Any] = {
+            "ok": ok, "programs": combo.grid,
+            "parts_2d": sum("YBLOCK" in dict(p.blocks) for p in combo.parts)}
+        row.update(_combo_ways(combo, ts, lambda: torch._foreach_add(a_list, b_list,
+                                                                     alpha=0.5)))
+        out[f"2d {how}"] = row
+        print("2d", how, {k: round(v, 2) if isinstance(v, float) else v
+                          for k, v in row.items()}, flush=True)
+    return out
 
-    def run_separate() -> None:
-        for s, t in zip(separate, ts):
-            launch(s, t)
 
-    def run_foreach() -> None:
-        torch._foreach_add([t["a"] for t in ts], [t["b"] for t in ts], alpha=0.5)
+def part_combo_host(n_tensors: int = 100, calls: int = 2000) -> dict[str, Any]:
+    """Host cost of a combo launch's Python path, on the CPU (no GPU needed): building the
+    named argument list (what every call did before), binding once, and a per-call
+    ``launch_combo`` and a bound call of the direct path against a launcher that does
+    nothing (µs per call)."""
+    import torch
 
-    res: dict[str, Any] = {
-        "ok": ok, "tensors": n_tensors, "elements": sum(sizes),
-        "sizes_min_max": [min(sizes), max(sizes)],
-        "launches_combo": 1, "launches_separate": len(separate), "programs": combo.grid,
-        "codegen_s": gen_s, "first_launch_s_combo": compile_s,
-        "first_launch_s_separate": sep_compile_s,
-        "python_ms_combo": _bench(run_combo), "python_ms_separate": _bench(run_separate),
-        "python_ms_torch_foreach": _bench(run_foreach),
-    }
-    res["python_speedup"] = res["python_ms_separate"] / res["python_ms_combo"]
+    from indexalg_triton import runtime
+    from indexalg_triton.combo import _combo_args, combine, foreach_add_spec, launch_combo
+
+    sizes = [1000 + (i * 7919) % 31000 for i in range(n_tensors)]
+    combo = combine([foreach_add_spec(f"fe{i}", (n,)) for i, n in enumerate(sizes)],
+                    name="host_combo")
+    ts = [{"a": torch.empty(n), "b": torch.empty(n), "out": torch.empty(n)} for n in sizes]
+
+    def per_call(fn: Callable[[], Any]) -> float:
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        return (time.perf_counter() - t0) / calls * 1e6
+
+    class _Noop:  # a compiled kernel whose launcher does nothing
+        function, packed_metadata = 0, ()
+
+        @staticmethod
+        def run(*args: Any) -> None:
+            return None
+
+    class _Param:
+        is_constexpr = False
+
+    class _Kernel:
+        params = [_Param()] * (3 * n_tensors)
+
+        def __getitem__(self, grid: Any) -> Any:
+            return lambda *a, **k: _Noop()
+
+    args = _combo_args(combo, ts)
+    saved = runtime._stream_getter
+    runtime._stream_getter = lambda: lambda device: 0  # type: ignore[assignment]
     try:
-        res["graph_ms_combo"] = _graph_ms(run_combo)
-        res["graph_ms_separate"] = _graph_ms(run_separate)
-        res["graph_speedup"] = res["graph_ms_separate"] / res["graph_ms_combo"]
-    except Exception as err:  # recorded, not fatal
-        res["graph_error"] = f"{type(err).__name__}: {err}"
+        bound = runtime.bind_kernel("host_combo", _Kernel(), (combo.grid,), args, {})
+        bound()
+        direct = runtime.direct_launcher(_Kernel(), _Noop(), (combo.grid,),
+                                         [v for _, v in args])
+        assert direct is not None
+        combo._direct[:] = [direct]
+        res = {"ok": bound.fast, "tensors": n_tensors, "arguments": len(args),
+               "launch_combo_us_noop_launcher": per_call(lambda: launch_combo(combo, ts)),
+               "build_args_us": per_call(lambda: _combo_args(combo, ts)),
+               "bind_us": per_call(lambda: runtime.bind_kernel(
+                   "host_combo", _Kernel(), (combo.grid,), _combo_args(combo, ts), {})),
+               "bound_call_us_noop_launcher": per_call(bound)}
+    finally:
+        runtime._stream_getter = saved  # type: ignore[assignment]
+    print(res, flush=True)
     return res
 
 
@@ -298,10 +427,271 @@ def part_determinism() -> dict[str, Any]:
     return {"ok": outs[0] == outs[1], "kernels": int(last[-1]), "digest": last[1]}
 
 
+
+# --- host-side tensor descriptors (issue 14) -----------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def host_descriptor_kernels() -> dict[str, Any]:
+    """Batched transposes ``out[b, n, m] = in[b, m, n] * alpha + beta`` (the shape of
+    transpose_last2_add and channels_last -> contiguous) and the KV-heads transpose
+    ``out[b, h, s, :] = in[b, s, h, :]``, each with plain pointer tiles (what indexalg's
+    generated kernels do), with a host-side ``TensorDescriptor`` for the load (built once per
+    launch, passed as an argument, no in-kernel descriptor creation) and with host-side
+    descriptors for both the load and the store."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def tr_pointers(x, y, M, N, alpha, beta, BM: tl.constexpr, BN: tl.constexpr):  # type: ignore[no-untyped-def]
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        b = tl.program_id(2).to(tl.int64)
+        m = pm * BM + tl.arange(0, BM)[:, None]
+        n = pn * BN + tl.arange(0, BN)[None, :]
+        mask = (m < M) & (n < N)
+        v = tl.load(x + b * M * N + m * N + n, mask) * alpha + beta
+        tl.store(y + b * M * N + n * M + m, v, mask)
+
+    @triton.jit
+    def tr_desc_load(xd, y, M, N, alpha, beta, BM: tl.constexpr, BN: tl.constexpr):  # type: ignore[no-untyped-def]
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        b = tl.program_id(2)
+        v = xd.load([b, pm * BM, pn * BN]).reshape(BM, BN) * alpha + beta
+        m = pm * BM + tl.arange(0, BM)[:, None]
+        n = pn * BN + tl.arange(0, BN)[None, :]
+        tl.store(y + b.to(tl.int64) * M * N + n * M + m, v, (m < M) & (n < N))
+
+    @triton.jit
+    def tr_desc_both(xd, yd, M, N, alpha, beta, BM: tl.constexpr, BN: tl.constexpr):  # type: ignore[no-untyped-def]
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        b = tl.program_id(2)
+        v = xd.load([b, pm * BM, pn * BN]).reshape(BM, BN) * alpha + beta
+        yd.store([b, pn * BN, pm * BM], tl.trans(v).reshape(1, BN, BM))
+
+    @triton.jit
+    def kv_pointers(x, y, S, H, D: tl.constexpr, SB: tl.constexpr):  # type: ignore[no-untyped-def]
+        ps = tl.program_id(0)
+        h = tl.program_id(1).to(tl.int64)
+        b = tl.program_id(2).to(tl.int64)
+        s = ps * SB + tl.arange(0, SB)[:, None]
+        d = tl.arange(0, D)[None, :]
+        v = tl.load(x + ((b * S + s) * H + h) * D + d, s < S)
+        tl.store(y + ((b * H + h) * S + s) * D + d, v, s < S)
+
+    @triton.jit
+    def kv_desc_both(xd, yd, S, H, D: tl.constexpr, SB: tl.constexpr):  # type: ignore[no-untyped-def]
+        ps = tl.program_id(0)
+        h = tl.program_id(1)
+        b = tl.program_id(2)
+        v = xd.load([b, ps * SB, h, 0]).reshape(SB, D)
+        yd.store([b, h, ps * SB, 0], v.reshape(1, 1, SB, D))
+
+    return {"tr_pointers": tr_pointers, "tr_desc_load": tr_desc_load,
+            "tr_desc_both": tr_desc_both, "kv_pointers": kv_pointers,
+            "kv_desc_both": kv_desc_both}
+
+
+def run_transpose(kind: str, x: Any, y: Any, alpha: float, beta: float, bm: int, bn: int,
+                  num_warps: int = 4) -> None:
+    """``y = x.transpose(1, 2) * alpha + beta`` (x, y contiguous 3-D) with the kernel of
+    ``kind``: ``pointers``, ``desc_load`` or ``desc_both``; descriptors built here, once."""
+    import triton
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    k = host_descriptor_kernels()
+    b, m, n = x.shape
+    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn), b)
+    xa: Any = x
+    ya: Any = y
+    if kind != "pointers":
+        xa = TensorDescriptor.from_tensor(x, [1, bm, bn])
+    if kind == "desc_both":
+        ya = TensorDescriptor.from_tensor(y, [1, bn, bm])
+    k[f"tr_{kind}"][grid](xa, ya, m, n, alpha, beta, BM=bm, BN=bn, num_warps=num_warps)
+
+
+def run_kv(kind: str, x: Any, y: Any, sb: int, num_warps: int = 4) -> None:
+    """``y = x.transpose(1, 2).contiguous()`` for x (B, S, H, D), y (B, H, S, D)."""
+    import triton
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    k = host_descriptor_kernels()
+    b, s, h, d = x.shape
+    grid = (triton.cdiv(s, sb), h, b)
+    if kind == "pointers":
+        k["kv_pointers"][grid](x, y, s, h, D=d, SB=sb, num_warps=num_warps)
+        return
+    xd = TensorDescriptor.from_tensor(x, [1, sb, 1, d])
+    yd = TensorDescriptor.from_tensor(y, [1, 1, sb, d])
+    k["kv_desc_both"][grid](xd, yd, s, h, D=d, SB=sb, num_warps=num_warps)
+
+
+def part_host_descriptors() -> dict[str, Any]:
+    """The three transposes of the models suite with pointers vs host-side descriptors: each
+    variant checked against torch (exact: a transpose, a scale and a shift), then timed."""
+    import torch
+
+    out: dict[str, Any] = {}
+    cases = [("transpose_last2_add", (64, 2048, 2048), 1.0, 1.0),
+             ("channels_last_to_contiguous", (64, 3136, 256), 0.5, 0.0)]
+    for name, shape, alpha, beta in cases:
+        x = torch.randn(shape, device="cuda")
+        ref = (x.transpose(1, 2) * alpha + beta).contiguous()
+        y = torch.empty_like(ref)
+        row: dict[str, Any] = {"bytes": 2 * x.numel() * 4}
+        for kind in ("pointers", "desc_load", "desc_both"):
+            for bm, bn, w in ((64, 64, 8), (64, 64, 4)):
+                key = f"{kind} {bm}x{bn} warps={w}"
+                try:
+                    y.fill_(float("nan"))
+                    run_transpose(kind, x, y, alpha, beta, bm, bn, w)
+                    ok = bool(torch.equal(y, ref))
+                    ms = _bench(lambda k=kind, x=x, y=y, a=alpha, b=beta, bm=bm, bn=bn, w=w:
+                                run_transpose(k, x, y, a, b, bm, bn, w))
+                    row[key] = {"us": ms * 1e3, "ok": ok}
+                except Exception as err:  # recorded
+                    row[key] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:300]}
+                print(f"{name} {key}: {row[key]}", flush=True)
+        out[name] = row
+        del x, y, ref
+    x = torch.randn((8, 2048, 32, 128), device="cuda").to(torch.bfloat16)
+    ref = x.transpose(1, 2).contiguous()
+    y = torch.empty_like(ref)
+    row = {"bytes": 2 * x.numel() * 2}
+    for kind in ("pointers", "desc_both"):
+        for sb, w in ((64, 4), (64, 8)):
+            key = f"{kind} SB={sb} warps={w}"
+            try:
+                y.fill_(float("nan"))
+                run_kv(kind, x, y, sb, w)
+                ok = bool(torch.equal(y, ref))
+                ms = _bench(lambda k=kind, x=x, y=y, sb=sb, w=w: run_kv(k, x, y, sb, w))
+                row[key] = {"us": ms * 1e3, "ok": ok}
+            except Exception as err:  # recorded
+                row[key] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:300]}
+            print(f"kv_heads_transpose {key}: {row[key]}", flush=True)
+    out["kv_heads_transpose"] = row
+    for r in out.values():
+        best = {k: min((v["us"] for kk, v in r.items() if isinstance(v, dict)
+                        and kk.startswith(k) and v.get("ok")), default=None)
+                for k in ("pointers", "desc_load", "desc_both")}
+        r["best_us"] = best
+    out["ok"] = all(v.get("ok", True) for r in out.values() if isinstance(r, dict)
+                    for v in r.values() if isinstance(v, dict) and "ok" in v)
+    return out
+
+
+
+def _launch_paths(name: str, src: Any, ts: dict[str, Any]) -> dict[str, float]:
+    """One ~70 µs kernel timed through ``runtime.launch``, through its ``@triton.jit``
+    function called directly, and as a CUDA-graph replay (device time only); and the host
+    time of one ``launch`` (1000 launches, one synchronisation)."""
+    import torch
+
+    from indexalg_triton.runtime import compile_kernel, launch
+
+    kernel = compile_kernel(src)
+    args = [ts[n] for n in src.arg_names]
+    meta = {**dict(src.config.blocks), "num_warps": src.config.num_warps}
+    grid = (src.grid,)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(1000):
+        launch(src, ts)
+    torch.cuda.synchronize()
+    host_us = (time.perf_counter() - t0) * 1e3
+    return {f"{name} via launch": _bench(lambda: launch(src, ts)) * 1e3,
+            f"{name} direct": _bench(lambda: kernel[grid](*args, **meta)) * 1e3,
+            f"{name} graph replay": _graph_ms(lambda: launch(src, ts)) * 1e3,
+            f"{name} 1000 launches back to back, us each": host_us}
+
+
+def part_eviction() -> dict[str, Any]:
+    """The models suite's reductions and pointwise stragglers, each config timed with the
+    generated cache hints, without ``evict_first``, without ``evict_last`` and with none (the
+    same kernel otherwise); and the split col_mean's partial kernel alone and other split
+    tile shapes."""
+    import dataclasses
+
+    import torch
+
+    from bench.gpu_models import MODELS
+    from indexalg_triton import from_torch
+    from indexalg_triton.codegen import Config, generate
+    from indexalg_triton.runtime import launch, make_outputs
+
+    cases = {
+        "layernorm": [Config.of(8, XBLOCK=1, RBLOCK=4096), Config.of(16, XBLOCK=1, RBLOCK=4096)],
+        "softmax_scale_mask": [Config.of(1, XBLOCK=1, RBLOCK=1024),
+                               Config.of(8, XBLOCK=4, RBLOCK=1024)],
+        "softmax_permuted": [Config.of(16, XBLOCK=8, RBLOCK=4096)],
+        "avg_pool": [Config.of(4, False, XBLOCK=1024)],
+        "rotary_half": [Config.of(4, False, XBLOCK=1024)],
+        "gelu_bias_residual": [Config.of(8, False, XBLOCK=4096)],
+        "col_mean": [Config.of(8, XBLOCK=64, RBLOCK=64, SPLIT=4)],
+    }
+    strip = {"hints": (), "no_first": (", eviction_policy='evict_first'",),
+             "no_last": (", eviction_policy='evict_last'",),
+             "none": (", eviction_policy='evict_first'", ", eviction_policy='evict_last'")}
+    out: dict[str, Any] = {}
+
+    def variant(src: Any, cut: tuple[str, ...]) -> Any:
+        def drop(text: str) -> str:
+            for c in cut:
+                text = text.replace(c, "")
+            return text
+
+        stages = tuple(dataclasses.replace(s, source=drop(s.source)) for s in src.stages)
+        return dataclasses.replace(src, source=drop(src.source), stages=stages)
+
+    for name, cfgs in cases.items():
+        m = MODELS[name]
+        xs = m.inputs("large", "cuda", seed=2)
+        spec = from_torch(m.fn, *xs, name=name)
+        ts = dict(zip([b.name for b in spec.inputs], xs))
+        ts.update(make_outputs(spec, "cuda"))
+        if name == "col_mean":
+            cfgs = cfgs + [Config.of(w, XBLOCK=xb, RBLOCK=rb, SPLIT=n)
+                           for n in (4, 8) for xb, rb, w in
+                           ((64, 128, 8), (128, 64, 8), (256, 32, 8), (32, 256, 8), (64, 32, 4))]
+        for cfg in cfgs:
+            src = generate(spec, cfg)
+            for label, cut in strip.items():
+                if label != "hints" and cfg not in cases[name]:
+                    continue
+                v = variant(src, cut)
+                try:
+                    launch(v, ts)
+                    ms = _bench(lambda v=v, ts=ts: launch(v, ts), rep=100)
+                    out[f"{name} {cfg.describe()} {label}"] = ms * 1e3
+                except Exception as err:  # recorded
+                    out[f"{name} {cfg.describe()} {label}"] = f"{type(err).__name__}: {err}"[:200]
+            if src.stages:
+                st = src.stages[0]
+                launch(src, ts)
+                ws = {w.name: torch.empty([int(d.payload) for d in w.view.sizes],
+                                          device="cuda") for w in src.workspaces}
+                ms = _bench(lambda st=st, ws=ws, ts=ts: launch(st, {**ts, **ws}), rep=100)
+                out[f"{name} {cfg.describe()} partial alone"] = ms * 1e3
+        if name in ("avg_pool", "rotary_half"):
+            out.update(_launch_paths(name, generate(spec, cfgs[0]), ts))
+        for k, val in out.items():
+            if k.startswith(name + " "):
+                print(k, val, flush=True)
+        del xs, ts
+        torch.cuda.empty_cache()
+    out["ok"] = True
+    return out
+
+
 PARTS: dict[str, Callable[..., dict[str, Any]]] = {
-    "debug": part_debug, "combo": part_combo, "reduction": part_reduction,
+    "debug": part_debug, "combo": part_combo, "combo_host": part_combo_host,
+    "reduction": part_reduction,
     "template": part_template, "multi_output": part_multi_output,
-    "determinism": part_determinism,
+    "determinism": part_determinism, "host_descriptors": part_host_descriptors,
+    "eviction": part_eviction,
 }
 
 
@@ -318,7 +708,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {"env": {"torch": torch.__version__, "triton": triton.__version__,
-                                    "gpu": torch.cuda.get_device_name(),
+                                    "gpu": torch.cuda.get_device_name()
+                                    if torch.cuda.is_available() else "none (CPU)",
                                     "kinds": list(supported_kinds())}}
     for name in args.parts.split(","):
         t0 = time.perf_counter()

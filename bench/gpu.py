@@ -259,7 +259,7 @@ def _meta(t: Any) -> Any:
 
 
 def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: float, *,
-                dev: str = "cuda", size: str = "large") -> None:
+                dev: str = "cuda", size: str = "large", space: str = "default") -> None:
     """The models suite (bench.gpu_models), one function at a time, everything in one row:
     the small-size verification of every access kind this Triton has (the default config
     with its structured kinds, block pointers alone, pointers alone), then at the large
@@ -304,7 +304,8 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
             spec = from_torch(m.fn, *[_meta(x) for x in xs], name=name)
             tensors = dict(zip([b.name for b in spec.inputs], xs))
             tensors.update(make_outputs(spec, dev))
-            _, timings = autotune(spec, tensors, configs=tuning_space(spec))
+            _, timings = autotune(spec, tensors, configs=tuning_space(
+                spec, wide=space == "wide", structured=space == "structured"))
             best = None
             for cfg, _t in sorted(timings, key=lambda ct: ct[1]):
                 v = verify(f"{name}/{size}", m.fn, xs, spec, cfg)
@@ -505,6 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--report", nargs="*", default=None, metavar="DIR")
     ap.add_argument("--suite", default="builtin", choices=["builtin", "models"],
                     help="builtin: indexalg_triton.workloads; models: bench.gpu_models")
+    ap.add_argument("--space", default="default", choices=["default", "wide", "structured"],
+                    help="models suite: bench.gpu_models.tuning_space as is, with the 1-D space "
+                    "broadened (wide), or with the first structured config (structured)")
     ap.add_argument("--budget", type=float, default=1e9,
                     help="seconds after which the models suite skips the remaining functions")
     args = ap.parse_args(argv)
@@ -529,7 +533,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ceil = copy_ceiling()
         res.data["copy_ceiling"] = ceil
         print(f"== models suite: copy ceiling {ceil['gbs']:.0f} GB/s", flush=True)
-        part_models(res, names, ceil["gbs"], deadline)
+        res.data["space"] = args.space
+        part_models(res, names, ceil["gbs"], deadline, space=args.space)
         res.save()
         print(report_models(out))
         return 0 if all(v["ok"] for v in res.data["verify"]) else 1

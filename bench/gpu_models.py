@@ -399,18 +399,40 @@ MODELS: dict[str, Model] = {m.name: m for m in [
 ]}
 
 
-def tuning_space(spec: Any) -> list[Any]:
-    """The configs tuned on the GPU: the pointer configs of ``default_configs`` (every kernel
-    won by pointers in issue 8's run) and its first structured config, timed so that each
-    run measures again whether a structured kind pays."""
-    from indexalg_triton.codegen import default_configs
+def tuning_space(spec: Any, *, wide: bool = False, structured: bool = False) -> list[Any]:
+    """The configs tuned on the GPU: the configs of ``default_configs`` for a reduction (the
+    reduction model's choice first: split, looped or persistent); for a pointwise kernel its
+    pointer configs and, where the cost model chose a 1-D tiling of a kernel with an N-D
+    alternative, the prefer-N-D tiling at :data:`ND_TILES` (torch.compile's prefer-N-D
+    configurations beat 1-D kernels on broadcasts over rows).  Structured configs are left
+    out: they lost on every function of this suite (in-kernel descriptors 1.2-5.7x slower,
+    host-side descriptors tied or lost by up to 4%, bench/RESULTS.md); ``structured`` adds
+    the first one back.  ``wide``: the 1-D space broadened (XBLOCK 512 to 8192, 2 to 16
+    warps; measured: no function gained more than the noise)."""
+    from indexalg_triton.access import supported_kinds
+    from indexalg_triton.codegen import Config, default_configs
+    from indexalg_triton.codegen.configs import tiling_groups, tiling_groups_nd
 
     cfgs = default_configs(spec)
-    pointers = [c for c in cfgs if not c.structured]
-    structured = [c for c in cfgs if c.structured]
     if spec.is_reduction:
         return cfgs
-    return [*pointers, *structured[:1]]
+    pointers = [c for c in cfgs if not c.structured]
+    extra: list[Any] = []
+    one_d = bool(pointers) and not pointers[0].has("YBLOCK")
+    if wide and one_d:
+        extra = [Config.of(w, False, XBLOCK=x) for x, w in WIDE_1D]
+        extra = [c for c in extra if c not in pointers]
+    ks = supported_kinds()
+    if one_d and len(tiling_groups_nd(spec, ks)) > 1 and len(tiling_groups(spec, ks)) == 1:
+        extra += [Config.of(w, False, nd=True, XBLOCK=x, YBLOCK=y) for x, y, w in ND_TILES]
+    first_structured = [c for c in cfgs if c.structured][:1] if structured else []
+    return [*pointers, *extra, *first_structured]
+
+
+#: The broadened 1-D pointwise configs (XBLOCK, warps) of ``tuning_space(wide=True)``.
+WIDE_1D = ((512, 4), (1024, 8), (4096, 16), (8192, 16))
+#: The N-D tiles (XBLOCK, YBLOCK, warps) tried on kernels the cost model tiled 1-D.
+ND_TILES = ((64, 64, 8), (256, 16, 8), (1024, 4, 8))
 
 
 def geomean(xs: Sequence[float]) -> float:

@@ -60,6 +60,14 @@ def _kernels_from_cpp_wrapper(code: str) -> list[tuple[str, str]]:
     return out
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its waited-for children (g++), user + system."""
+    import resource
+
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ch.ru_utime + ch.ru_stime
+
+
 # =======================================================================================
 # worker: one compile in this process
 
@@ -83,7 +91,9 @@ def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
     kernels: list[tuple[str, str]] = []
     torch._dynamo.reset()
     compiled = torch.compile(w.fn, dynamic=(shape == "dynamic"), fullgraph=False)
-    t0 = time.perf_counter()
+    # one compile thread: g++ runs as a waited-for child, so its CPU seconds are counted
+    config.compile_threads = 1
+    t0, c0 = time.perf_counter(), cpu_seconds()
     if backend == "triton":
         import torch._inductor.codegen.triton as triton_codegen
         import torch._inductor.graph as inductor_graph
@@ -132,11 +142,20 @@ def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
             result["equal_eager"] = False
             result["mismatch"] = str(exc)[:300]
         result["output_digest"] = _digest(out)
-    result["compile_s"] = time.perf_counter() - t0
+    result["compile_wall_s"] = time.perf_counter() - t0
+    result["compile_cpu_s"] = cpu_seconds() - c0
+    result["compile_s"] = result[f"compile_{inductor_timing.CLOCK_NAME}_s"]
+    result["clock"] = inductor_timing.CLOCK_NAME
     result["index_s"] = dict(inductor_timing.SECONDS)
     result["index_calls"] = dict(inductor_timing.CALLS)
     result["index_by_function"] = dict(sorted(inductor_timing.BY_FUNCTION.items()))
     result["kernels"] = [(k, divmod_count(src)) for k, src in kernels]
+    dump = os.environ.get("INDEXALG_BENCH_DUMP")
+    if dump:  # every kernel's source, to read a div/mod difference
+        os.makedirs(dump, exist_ok=True)
+        for k, src in kernels:
+            with open(os.path.join(dump, f"{name}.{backend}.{shape}.{mode}.{k}.src"), "w") as fh:
+                fh.write(src)
     result["missing_timers"] = list(inductor_timing.MISSING)
     if mode == "plugin":
         import indexalg.inductor as plug
@@ -160,10 +179,13 @@ def _digest(out: Any) -> list[Any]:
 # driver
 
 
-def run_one(name: str, backend: str, shape: str, mode: str, timeout: float) -> dict[str, Any]:
+def run_one(
+    name: str, backend: str, shape: str, mode: str, timeout: float, clock: str = "wall"
+) -> dict[str, Any]:
     env = dict(os.environ)
     env["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"
     env["PYTHONHASHSEED"] = "0"
+    env["INDEXALG_BENCH_CLOCK"] = clock
     env.pop("INDEXALG_INDUCTOR", None)
     cmd = [sys.executable, "-m", "bench.inductor", "--worker", name, backend, shape, mode]
     try:
@@ -183,6 +205,43 @@ def run_one(name: str, backend: str, shape: str, mode: str, timeout: float) -> d
     return {"workload": name, "backend": backend, "shape": shape, "mode": mode, "error": tail}
 
 
+def run_repeated(
+    name: str, backend: str, shape: str, repeat: int, timeout: float, clock: str
+) -> dict[str, list[dict[str, Any]]]:
+    """``repeat`` fresh-process compiles per mode, interleaved (stock, plug-in, plug-in,
+    stock, ...) so that a change in the machine's load falls on both alike."""
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
+    for i in range(repeat):
+        for mode in MODES if i % 2 == 0 else tuple(reversed(MODES)):
+            runs[mode].append(run_one(name, backend, shape, mode, timeout, clock))
+    return runs
+
+
+def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One mode's repeated runs as one result: the first run's kernels, outputs and
+    counters; compile and index seconds as the median (``*_min``: the minimum)."""
+    bad = [r for r in runs if "error" in r]
+    if bad:
+        return bad[0]
+    out = dict(runs[0])
+    times = [r["compile_s"] for r in runs]
+    out["compile_s"] = statistics.median(times)
+    out["compile_min_s"] = min(times)
+    out["compile_all_s"] = times
+    out["index_s"] = {
+        g: statistics.median(r["index_s"][g] for r in runs) for g in runs[0]["index_s"]
+    }
+    by_fn: dict[str, list[float]] = {}
+    for r in runs:
+        for fn, sec in r["index_by_function"].items():
+            by_fn.setdefault(fn, []).append(sec)
+    out["index_by_function"] = {
+        fn: statistics.median(v + [0.0] * (len(runs) - len(v))) for fn, v in sorted(by_fn.items())
+    }
+    out["kernels_differ_between_repeats"] = any(r["kernels"] != runs[0]["kernels"] for r in runs)
+    return out
+
+
 def compare(stock: dict[str, Any], plug: dict[str, Any]) -> dict[str, Any]:
     """Ratios and checks of one (workload, backend, shape) pair."""
     row: dict[str, Any] = {k: stock[k] for k in ("workload", "backend", "shape")}
@@ -194,6 +253,14 @@ def compare(stock: dict[str, Any], plug: dict[str, Any]) -> dict[str, Any]:
     row["compile_stock"] = stock["compile_s"]
     row["compile_plugin"] = plug["compile_s"]
     row["compile_ratio"] = plug["compile_s"] / stock["compile_s"]
+    if "compile_min_s" in stock and "compile_min_s" in plug:
+        row["compile_min_stock"] = stock["compile_min_s"]
+        row["compile_min_plugin"] = plug["compile_min_s"]
+        row["compile_min_ratio"] = plug["compile_min_s"] / stock["compile_min_s"]
+        row["compile_all_stock"] = stock["compile_all_s"]
+        row["compile_all_plugin"] = plug["compile_all_s"]
+    row["index_by_function_stock"] = stock.get("index_by_function", {})
+    row["index_by_function_plugin"] = plug.get("index_by_function", {})
     row["covered_stock"] = stock["index_s"]["covered"]
     row["covered_plugin"] = plug["index_s"]["covered"]
     row["other_stock"] = stock["index_s"]["other"]
@@ -225,24 +292,25 @@ def compare(stock: dict[str, Any], plug: dict[str, Any]) -> dict[str, Any]:
 
 def _fmt_table(rows: list[dict[str, Any]]) -> str:
     head = (
-        "| workload | backend | shapes | compile stock s | plug-in s | ratio | covered stock s |"
-        " covered plug-in s | covered ratio | other index s (stock / plug-in) |"
+        "| workload | backend | shapes | compile stock s | plug-in s | ratio | min ratio |"
+        " covered stock s | covered plug-in s | covered ratio | other index s (stock / plug-in) |"
         " div/mod stock → plug-in |"
     )
-    lines = [head, "|" + "---|" * 11]
+    lines = [head, "|" + "---|" * 12]
     for r in rows:
         if "compile_stock" not in r:
             lines.append(
-                f"| {r['workload']} | {r['backend']} | {r['shape']} | error | | | | | | | |"
+                f"| {r['workload']} | {r['backend']} | {r['shape']} | error | | | | | | | | |"
             )
             continue
         cov_ratio = (
             r["covered_stock"] / r["covered_plugin"] if r["covered_plugin"] else float("inf")
         )
+        min_ratio = f"{r['compile_min_ratio']:.3f}" if "compile_min_ratio" in r else ""
         lines.append(
             f"| {r['workload']} | {r['backend']} | {r['shape']} | {r['compile_stock']:.2f} |"
-            f" {r['compile_plugin']:.2f} | {r['compile_ratio']:.3f} | {r['covered_stock']:.3f} |"
-            f" {r['covered_plugin']:.3f} | {cov_ratio:.1f}× |"
+            f" {r['compile_plugin']:.2f} | {r['compile_ratio']:.3f} | {min_ratio} |"
+            f" {r['covered_stock']:.3f} | {r['covered_plugin']:.3f} | {cov_ratio:.1f}× |"
             f" {r['other_stock']:.3f} / {r['other_plugin']:.3f} |"
             f" {r['divmod_stock']} → {r['divmod_plugin']} |"
         )
@@ -258,22 +326,32 @@ def summarise(rows: list[dict[str, Any]]) -> str:
                 for r in rows
                 if r["backend"] == backend and r["shape"] == shape and "compile_stock" in r
             ]
-            if not sel:
-                continue
-            ratios = [r["compile_ratio"] for r in sel]
-            cov_s = sum(r["covered_stock"] for r in sel)
-            cov_p = sum(r["covered_plugin"] for r in sel)
-            out.append(
-                f"{backend} {shape}: {len(sel)} workloads; median compile stock "
-                f"{statistics.median(r['compile_stock'] for r in sel):.2f} s, plug-in "
-                f"{statistics.median(r['compile_plugin'] for r in sel):.2f} s; median ratio "
-                f"{statistics.median(ratios):.3f} (max {max(ratios):.3f}); covered entry points "
-                f"{cov_s:.2f} s -> {cov_p:.2f} s "
-                f"({cov_s / cov_p if cov_p else float('inf'):.1f}x); "
-                f"div/mod {sum(r['divmod_stock'] for r in sel)} -> "
-                f"{sum(r['divmod_plugin'] for r in sel)}"
-            )
+            if sel:
+                out.append(_summary_line(backend, shape, sel))
     return "\n".join(out)
+
+
+def _summary_line(backend: str, shape: str, sel: list[dict[str, Any]]) -> str:
+    ratios = [r["compile_ratio"] for r in sel]
+    min_ratios = [r.get("compile_min_ratio", r["compile_ratio"]) for r in sel]
+    cov_s = sum(r["covered_stock"] for r in sel)
+    cov_p = sum(r["covered_plugin"] for r in sel)
+    oth_s = sum(r["other_stock"] for r in sel)
+    oth_p = sum(r["other_plugin"] for r in sel)
+    worse = [r["workload"] for r in sel if r["kernels_worse"]]
+    return (
+        f"{backend} {shape}: {len(sel)} workloads; median compile stock "
+        f"{statistics.median(r['compile_stock'] for r in sel):.2f} s, plug-in "
+        f"{statistics.median(r['compile_plugin'] for r in sel):.2f} s; median ratio "
+        f"{statistics.median(ratios):.3f} (change {100 * (statistics.median(ratios) - 1):+.1f}%;"
+        f" max {max(ratios):.3f}, {sum(x > 1 for x in ratios)} above 1); median of min ratios "
+        f"{statistics.median(min_ratios):.3f} ({sum(x > 1 for x in min_ratios)} above 1);"
+        f" covered entry points {cov_s:.2f} s -> {cov_p:.2f} s "
+        f"({cov_s / cov_p if cov_p else float('inf'):.1f}x); other index arithmetic "
+        f"{oth_s:.2f} s -> {oth_p:.2f} s; div/mod {sum(r['divmod_stock'] for r in sel)} -> "
+        f"{sum(r['divmod_plugin'] for r in sel)}; kernels with more div/mod: "
+        f"{', '.join(worse) if worse else 'none'}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -284,6 +362,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workloads", nargs="*", default=None, help="names, or 'all' (default: TABLE)")
     p.add_argument("--backends", nargs="*", default=list(BACKENDS), choices=BACKENDS)
     p.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
+    p.add_argument("--repeat", type=int, default=3, help="fresh-process compiles per mode")
+    p.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="cpu: CPU seconds of the compiling process and g++ (steadier on a loaded machine)",
+    )
     p.add_argument("--timeout", type=float, default=600.0)
     p.add_argument("--json", help="write every worker result and comparison here")
     args = p.parse_args(argv)
@@ -301,12 +386,14 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         for backend in args.backends:
             for shape in args.shapes:
-                pair = {mode: run_one(name, backend, shape, mode, args.timeout) for mode in MODES}
-                raw.extend(pair.values())
-                row = compare(pair["stock"], pair["plugin"])
+                runs = run_repeated(name, backend, shape, args.repeat, args.timeout, args.clock)
+                raw.extend(runs["stock"] + runs["plugin"])
+                row = compare(aggregate(runs["stock"]), aggregate(runs["plugin"]))
                 rows.append(row)
                 print(_fmt_table([row]).splitlines()[-1], flush=True)
     print()
+    print(f"clock: {args.clock}; {args.repeat} fresh-process compiles per mode, interleaved;")
+    print("compile and index seconds: medians; min ratio: fastest plug-in / fastest stock")
     print(_fmt_table(rows))
     print()
     print(summarise(rows))

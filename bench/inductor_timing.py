@@ -16,6 +16,7 @@ once, under its own group.  Groups:
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -45,6 +46,11 @@ GROUPS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+#: ``INDEXALG_BENCH_CLOCK=cpu`` (set by ``bench.inductor --clock cpu``) times CPU seconds of
+#: this process instead of wall-clock seconds
+CLOCK_NAME = "cpu" if os.environ.get("INDEXALG_BENCH_CLOCK") == "cpu" else "wall"
+_clock = time.process_time if CLOCK_NAME == "cpu" else time.perf_counter
+
 SECONDS: dict[str, float] = {g: 0.0 for g in GROUPS}
 CALLS: dict[str, int] = {g: 0 for g in GROUPS}
 #: outermost seconds per wrapped function ("module.attr")
@@ -58,11 +64,11 @@ def _wrap(group: str, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         if _depth[0]:
             return fn(*args, **kwargs)
         _depth[0] = 1
-        t0 = time.perf_counter()
+        t0 = _clock()
         try:
             return fn(*args, **kwargs)
         finally:
-            dt = time.perf_counter() - t0
+            dt = _clock() - t0
             SECONDS[group] += dt
             BY_FUNCTION[label] = BY_FUNCTION.get(label, 0.0) + dt
             CALLS[group] += 1

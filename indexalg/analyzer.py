@@ -28,9 +28,19 @@ from indexalg.procedures import Procedure
 from indexalg.prove import TIERS, Proof, exact_bounds, prove
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
 from indexalg.rules.base import Rule, RuleSet
-from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, simplify_in
+from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, cached_simplify, simplify_in
 
-__all__ = ["Analyzer"]
+__all__ = ["Analyzer", "MAX_BOUNDS", "clear_bounds"]
+
+#: The most (expression, ranges) answers of :meth:`Analyzer.bounds` remembered (cleared
+#: when full); assumptions narrow the ranges, so they are part of the key.
+MAX_BOUNDS = 1 << 14
+_BOUNDS: dict[tuple[Expr, Ranges], tuple[Expr | None, Expr | None]] = {}
+
+
+def clear_bounds() -> None:
+    """Forget the remembered bounds answers."""
+    _BOUNDS.clear()
 
 
 def _expr(e: Expr | str) -> Expr:
@@ -109,12 +119,19 @@ class Analyzer:
         x = _expr(e)
         if x.is_bool:
             raise ExprTypeError(f"bounds() takes an integer expression, got {x}")
-        self._query(x)
         if exact:
+            self._query(x)
             lo, hi = exact_bounds(x, self._ranges)
-        else:
-            lo, hi = bounds_in(x, self._ctx)
-        return _public(lo), _public(hi)
+            return _public(lo), _public(hi)
+        key = (x, self._ranges)
+        hit = _BOUNDS.get(key)
+        if hit is None:
+            self._query(x)
+            hit = bounds_in(x, self._ctx)
+            if len(_BOUNDS) >= MAX_BOUNDS:
+                _BOUNDS.clear()
+            _BOUNDS[key] = hit
+        return _public(hit[0]), _public(hit[1])
 
     def simplify(
         self,
@@ -132,7 +149,12 @@ class Analyzer:
             return self.simplify_result(
                 e, rules=rules, procedures=procedures, step_limit=step_limit
             )
-        x = self._query(e)
+        x = _expr(e)
+        if rules is None and procedures is None and step_limit == DEFAULT_STEP_LIMIT:
+            hit = cached_simplify(x, self._ranges)
+            if hit is not None:
+                return hit
+        self._check(x)
         return simplify_in(
             x, self._ctx, rules=rules, procedures=procedures, step_limit=step_limit
         )[0]
@@ -170,9 +192,12 @@ class Analyzer:
         """``e`` read and checked for a query: caches trimmed between queries, and the
         ranges shown to admit points of ``e``."""
         x = _expr(e)
+        self._check(x)
+        return x
+
+    def _check(self, x: Expr) -> None:
         self._ctx.trim()
         require_points(x, self._ctx)
-        return x
 
 
 def _public(b: Expr | None) -> Any:

@@ -52,7 +52,7 @@ from indexalg.expr import (
     true,
 )
 
-__all__ = ["parse"]
+__all__ = ["parse", "clear_parsed"]
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<int>\d+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
@@ -502,6 +502,24 @@ def parse(text: str) -> Expr:
     >>> ia.parse("x // 64 % 8")
     ia.parse('ModularIndexing(x, 64, 8)')
     """
+    hit = _PARSED.get(text) if type(text) is str else None
+    if hit is not None:
+        return hit
     if not isinstance(text, str):
         raise ExprTypeError(f"parse() takes a string, got {type(text).__name__}")
-    return _Parser(text).parse()
+    out = _Parser(text).parse()
+    if type(text) is str:
+        if len(_PARSED) >= _MAX_PARSED:
+            _PARSED.clear()
+        _PARSED[text] = out
+    return out
+
+
+#: text -> its expression (nodes are immutable and interned, so the memo is exact)
+_PARSED: dict[str, Expr] = {}
+_MAX_PARSED = 4096
+
+
+def clear_parsed() -> None:
+    """Forget the memo of parsed texts."""
+    _PARSED.clear()

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import TYPE_CHECKING
 
-from indexalg.analysis.decide import decide_in
+from indexalg.analysis.decide import holds_in
 from indexalg.analysis.interval import interval
 from indexalg.expr import (
     And,
@@ -161,14 +161,19 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
         la, ha = interval(lhs, ctx)
         lb, hb = interval(rhs, ctx)
         strict = t is Lt
-        if want and (ha < lb or (not strict and ha <= lb)):
-            return True
-        if not want and (hb < la or (strict and hb <= la)):
-            return True
+        if want:
+            if ha < lb or (not strict and ha <= lb):
+                return True
+            if hb < la or (strict and hb <= la):
+                return False  # false at every point: no proof unless the domain is empty
+        else:
+            if hb < la or (strict and hb <= la):
+                return True
+            if ha < lb or (not strict and ha <= lb):
+                return False
         if not _may_correlate(lhs, rhs, ctx):
             return False
-    v = decide_in(c.rebuild((lhs, rhs)), ctx)
-    return v is want
+    return holds_in(c.rebuild((lhs, rhs)), ctx, want)
 
 
 def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:
@@ -181,10 +186,32 @@ def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:
     return not a.symbol_set.isdisjoint(b.symbol_set)
 
 
-class RuleIndex:
-    """Rules of a set grouped by the class of their lhs root, in table order."""
+def _arg_kinds(lhs: Expr) -> tuple[type[Expr] | None, ...] | None:
+    """The node class each argument of a rule's root must have (None: any), or None when
+    the root matches other than argument by argument (commutative roots try every order;
+    a product pattern matches the coefficient and the rest of the factors)."""
+    t = type(lhs)
+    if t in _COMMUTATIVE or t is Mul or t is Wild or not lhs.args:
+        return None
+    kinds: list[type[Expr] | None] = []
+    for a in lhs.args:
+        if type(a) is Wild:
+            kinds.append(Integer if a.payload[1] else None)
+        else:
+            kinds.append(type(a))
+    return tuple(kinds)
 
-    __slots__ = ("by_class", "rules")
+
+class RuleIndex:
+    """Rules of a set grouped by the class of their lhs root, in table order, and, through
+    :meth:`candidates`, by the classes of the root's arguments: a rule whose root cannot
+    match a node (``x // 1`` on ``x // s0``, ``ModularIndexing(x // y, d, m)`` on
+    ``ModularIndexing(x, 1, 8)``) is never tried on it (Halide and TVM dispatch per op)."""
+
+    __slots__ = ("by_class", "rules", "_kinds", "_by_shape")
+
+    #: the most argument-class shapes remembered (they are few: node classes per position)
+    MAX_SHAPES = 4096
 
     def __init__(self, rules: RuleSet | tuple[Rule, ...]) -> None:
         self.rules = tuple(rules)
@@ -193,3 +220,38 @@ class RuleIndex:
         for r in self.rules:
             groups.setdefault(type(r.lhs), []).append(r)
         self.by_class = {k: tuple(v) for k, v in groups.items()}
+        self._kinds = {id(r): _arg_kinds(r.lhs) for r in self.rules}
+        self._by_shape: dict[tuple[type[Expr], ...], tuple[Rule, ...]] = {}
+
+    def candidates(self, node: Expr) -> tuple[Rule, ...]:
+        """The rules of ``node``'s class whose root can match it, in table order."""
+        cls = type(node)
+        rules = self.by_class.get(cls)
+        if rules is None:
+            return ()
+        if cls in _COMMUTATIVE or cls is Mul:
+            return rules
+        args = node.args
+        if len(args) == 2:
+            shape: tuple[type[Expr], ...] = (cls, type(args[0]), type(args[1]))
+        elif len(args) == 3:
+            shape = (cls, type(args[0]), type(args[1]), type(args[2]))
+        else:
+            shape = (cls, *[type(a) for a in args])
+        hit = self._by_shape.get(shape)
+        if hit is not None:
+            return hit
+        n = len(args)
+        out = []
+        for r in rules:
+            kinds = self._kinds[id(r)]
+            if kinds is not None and (
+                len(kinds) != n
+                or any(k is not None and k is not shape[i + 1] for i, k in enumerate(kinds))
+            ):
+                continue
+            out.append(r)
+        hit = tuple(out)
+        if len(self._by_shape) < self.MAX_SHAPES:
+            self._by_shape[shape] = hit
+        return hit

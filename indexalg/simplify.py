@@ -15,14 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, overload
 
-from indexalg.analysis.context import Context, context_for, finite
+from indexalg.analysis.context import Context, context_for, finite, normalised_ranges
 from indexalg.analysis.interval import interval
 from indexalg.analysis.refine import require_points
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.parse import parse
-from indexalg.procedures import PROCEDURES, Procedure
-from indexalg.ranges import RangesLike
+from indexalg.procedures import PROCEDURES, Procedure, rebuild_product
+from indexalg.ranges import Ranges, RangesLike
 from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantiate, match, match_all
 from indexalg.rules import ALL
 
@@ -36,6 +36,9 @@ __all__ = [
     "SimplifyResult",
     "Simplifier",
     "DEFAULT_STEP_LIMIT",
+    "MAX_RESULTS",
+    "cached_simplify",
+    "clear_results",
 ]
 
 DEFAULT_STEP_LIMIT = 10_000
@@ -106,7 +109,7 @@ class Simplifier:
             for a, b in zip(args, new):
                 if a is not b:
                     try:
-                        node = e.rebuild(new)
+                        node = rebuild_product(self, e, new)
                     except InvalidOperationError:
                         # a pinned range folds a divisor to 0 (or a ModularIndexing divisor
                         # below 1): e has no value anywhere in range; keep it as written
@@ -170,7 +173,7 @@ class Simplifier:
     def _rewrite_once(self, node: Expr) -> Expr | None:
         cls = type(node)
         record = self.record
-        for rule in self.index.by_class.get(cls, ()):
+        for rule in self.index.candidates(node):
             if record:
                 self._tried(rule.name)
             lhs = rule.lhs
@@ -237,6 +240,88 @@ def _default_index() -> RuleIndex:
     return _DEFAULT_INDEX
 
 
+# --- the process-wide result memo --------------------------------------------------------
+
+#: The most (expression, ranges) results :data:`_RESULTS` holds; when full, the tables of
+#: the oldest ranges are dropped until a quarter is free.
+MAX_RESULTS = 1 << 16
+
+
+class _ResultMemo:
+    """(expression, ranges) -> the expression simplified by the default rules and
+    procedures under those ranges (assumptions are part of the ranges:
+    :meth:`Analyzer.assume` narrows them).  Unlike a context's ``simp_cache`` it survives
+    the eviction of the context, so a repeated call costs two lookups.  Stored as ranges
+    -> {expression: result}: no key tuple per entry, so the cyclic garbage collector has
+    fewer objects to scan (a full collection in a cold pass costs more than the memo)."""
+
+    __slots__ = ("by_ranges", "size")
+
+    def __init__(self) -> None:
+        self.by_ranges: dict[Ranges, dict[Expr, Expr]] = {}
+        self.size = 0
+
+    def get(self, x: Expr, r: Ranges) -> Expr | None:
+        inner = self.by_ranges.get(r)
+        return None if inner is None else inner.get(x)
+
+    def put(self, x: Expr, r: Ranges, out: Expr) -> None:
+        inner = self.by_ranges.get(r)
+        if inner is None:
+            inner = self.by_ranges[r] = {}
+        if x not in inner:
+            self.size += 1
+        inner[x] = out
+        if self.size > MAX_RESULTS:
+            self._trim(r, x, out)
+
+    def _trim(self, r: Ranges, x: Expr, out: Expr) -> None:
+        """Drop the tables of the oldest other ranges until a quarter is free; then, if
+        need be, all of ``r``'s but the entry just made."""
+        keep = MAX_RESULTS - MAX_RESULTS // 4
+        for old in list(self.by_ranges):  # oldest ranges first
+            if self.size <= keep:
+                return
+            if old is not r:
+                dropped = self.by_ranges.pop(old, None)
+                self.size -= 0 if dropped is None else len(dropped)
+        if self.size > keep:
+            self.by_ranges[r] = {x: out}
+            self.size = sum(len(t) for t in self.by_ranges.values())
+
+    def clear(self) -> None:
+        self.by_ranges.clear()
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return False
+        inner = self.by_ranges.get(key[1])
+        return inner is not None and key[0] in inner
+
+
+_RESULTS = _ResultMemo()
+
+
+def clear_results() -> None:
+    """Forget every memoised simplification result."""
+    _RESULTS.clear()
+
+
+def cached_simplify(e: Expr | str, ranges: RangesLike) -> Expr | None:
+    """The memoised result of the default simplification of ``e`` under ``ranges``, or
+    None when there is none (the caller then simplifies).  Ranges are normalised first, so
+    invalid ranges raise as the full call would."""
+    r = ranges if type(ranges) is Ranges else normalised_ranges(ranges)
+    x = parse(e) if type(e) is str else e
+    if not isinstance(x, Expr):
+        return None
+    return _RESULTS.get(x, r)
+
+
 def simplify_in(
     e: Expr,
     ctx: Context,
@@ -246,8 +331,20 @@ def simplify_in(
     record: bool = False,
     step_limit: int = DEFAULT_STEP_LIMIT,
 ) -> tuple[Expr, SimplifyResult]:
-    """Simplify under an existing context (the Analyzer's entry point)."""
-    if rules is None and procedures is None and not record:
+    """Simplify under an existing context (the Analyzer's entry point).  The default
+    simplification of a top-level context is memoised process-wide (:data:`_RESULTS`)."""
+    default = rules is None and procedures is None and not record
+    memo = (
+        default
+        and step_limit == DEFAULT_STEP_LIMIT
+        and ctx.parent is None
+        and not ctx.query.where_depth
+    )
+    if memo:
+        hit = _RESULTS.get(e, ctx.ranges)
+        if hit is not None:
+            return hit, SimplifyResult(expr=hit)
+    if default:
         cache = ctx.simp_cache
         index = _default_index()
     else:
@@ -256,6 +353,8 @@ def simplify_in(
     procs = PROCEDURES if procedures is None else tuple(procedures)
     s = Simplifier(ctx, index, procs, cache, record=record, step_limit=step_limit)
     out = s.visit(e)
+    if memo:
+        _RESULTS.put(e, ctx.ranges, out)
     s.result.expr = out
     s.result.steps = s.steps
     return out, s.result

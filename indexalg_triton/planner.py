@@ -22,13 +22,20 @@ __all__ = [
     "CHAIN_STEP_COST",
     "DEFAULT_SIZE_HINT",
     "LANE_COST",
+    "MIN_PROGRAMS_PER_SM",
+    "MIN_SPLIT_CHUNK",
     "ND_MARGIN",
     "OP_COST",
     "SECTOR",
+    "SM_COUNT",
+    "SPLIT_PROGRAMS_PER_SM",
     "TILE_BUDGET",
+    "ReductionPlan",
     "TilingChoice",
     "choose_tiling",
     "cost_blocks",
+    "plan_reduction",
+    "split_factor",
     "tiling_cost",
 ]
 
@@ -200,3 +207,118 @@ def choose_tiling(
         best = min(scored, key=lambda s: (s[2] if s[0].ndim == 1 else s[2] / (1 - ND_MARGIN)))
         why = "lowest predicted cost (N-D must beat 1-D by 10%)"
     return TilingChoice(best[0], best[1], best[2], scores, why)
+
+
+# --- reductions ----------------------------------------------------------------------------
+
+#: streaming multiprocessors the reduction model plans for (an H200 has 132)
+SM_COUNT = 132
+#: programs per SM below which a reduction is split (too few loads in flight per SM; on the
+#: H200, 512 column programs reached 104% of the copy ceiling, 256 reached 73%)
+MIN_PROGRAMS_PER_SM = 3
+#: programs per SM a split aims at
+SPLIT_PROGRAMS_PER_SM = 8
+#: the shortest chunk of r a split program reduces
+MIN_SPLIT_CHUNK = 512
+
+#: One reduction config: warps and block sizes by name.
+ReductionConfig = tuple[int, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class ReductionPlan:
+    """The configs of a reduction, the model's choice first, and why it was chosen."""
+
+    configs: tuple[ReductionConfig, ...]
+    reason: str
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def split_factor(programs: int, rnumel: int) -> int:
+    """The split that brings ``programs`` to about :data:`SPLIT_PROGRAMS_PER_SM` per SM: a
+    power of two dividing ``rnumel`` with chunks of at least :data:`MIN_SPLIT_CHUNK`; 1 when
+    the programs already suffice or no split fits."""
+    if programs >= MIN_PROGRAMS_PER_SM * SM_COUNT:
+        return 1
+    want = _pow2(-(-SPLIT_PROGRAMS_PER_SM * SM_COUNT // max(1, programs)))
+    n = 1
+    while n < want and rnumel % (2 * n) == 0 and rnumel // (2 * n) >= MIN_SPLIT_CHUNK:
+        n *= 2
+    return n
+
+
+def plan_reduction(xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int,
+                   splittable: bool) -> ReductionPlan:
+    """The reduction model: row reductions (r contiguous) persistent while one program holds
+    a row (``RBLOCK`` = r padded to a power of two, up to 32768), looped otherwise; column
+    reductions looped over r in ``[XBLOCK, RBLOCK]`` tiles of 4096 elements; either split
+    (:func:`split_factor`) when its programs are fewer than :data:`MIN_PROGRAMS_PER_SM` per
+    SM and the spec allows it.  The alternatives timed after it: other warps and block shapes
+    (Inductor's one warp per 32 elements of a row for short rows), persistent column tiles
+    of up to 32768 elements (each value read once instead of once per pass), other splits."""
+    rpow = _pow2(rnumel)
+    if contiguous:
+        out: list[ReductionConfig] = []
+        if rpow <= 32768:
+            out.append((16 if rpow >= 8192 else 8, {"XBLOCK": 1, "RBLOCK": rpow}))
+            if rpow <= 4096:
+                out.append((8, {"XBLOCK": max(1, 4096 // rpow), "RBLOCK": rpow}))
+        out += [(8, {"XBLOCK": 1, "RBLOCK": min(rpow, 4096)}),
+                (8, {"XBLOCK": 4, "RBLOCK": min(rpow, 1024)}),
+                (4, {"XBLOCK": 8, "RBLOCK": min(rpow, 512)})]
+        if 512 <= rpow <= 4096:  # one warp per 32 elements (Inductor's short-row rule)
+            out.append((max(1, rpow // 1024), {"XBLOCK": 1, "RBLOCK": rpow}))
+        if 2048 <= rpow <= 4096:
+            out.append((16, {"XBLOCK": 1, "RBLOCK": rpow}))
+        reason = ("row reduction: persistent, one program per row" if rpow <= 32768
+                  else "row reduction: looped (a row exceeds one program's 32768 elements)")
+        few_long = rpow > 32768 or (xnumel < SM_COUNT and rnumel >= 16 * MIN_SPLIT_CHUNK)
+        n = split_factor(xnumel, rnumel) if splittable and few_long else 1
+        if n > 1:
+            split = (16, {"XBLOCK": 1, "RBLOCK": min(4096, _pow2(rnumel // n)), "SPLIT": n})
+            out.insert(0, split)
+            reason = (f"row reduction with {xnumel} rows for {SM_COUNT} SMs: split {n} ways "
+                      f"(chunks of {rnumel // n})")
+        return ReductionPlan(tuple(_unique(out)), reason)
+    looped: list[ReductionConfig] = [
+        (8, {"XBLOCK": 64, "RBLOCK": min(rpow, 64)}),
+        (8, {"XBLOCK": 128, "RBLOCK": min(rpow, 32)}),
+        (4, {"XBLOCK": 32, "RBLOCK": min(rpow, 64)}),
+        (8, {"XBLOCK": 256, "RBLOCK": min(rpow, 16)}),
+        (8, {"XBLOCK": 32, "RBLOCK": min(rpow, 128)}),
+        (4, {"XBLOCK": 16, "RBLOCK": min(rpow, 128)})]
+    persistent: list[ReductionConfig] = []
+    if 64 < rpow <= 4096:  # one read of each value; rows of >= 32 bytes per tile row
+        for elems, warps in ((16384, 8), (32768, 16)):
+            xb = elems // rpow
+            if xb * itemsize >= 32:
+                persistent.append((warps, {"XBLOCK": xb, "RBLOCK": rpow}))
+    programs = -(-xnumel // 64)
+    n = split_factor(programs, rnumel) if splittable else 1
+    if n > 1:
+        # tiles of 8192 elements (on the H200, col_mean's partial kernel took 138 µs at
+        # 64 x 128 or 128 x 64 and 141 µs at 64 x 64, splits of 4 and 8 alike)
+        splits = [(8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n}),
+                  (8, {"XBLOCK": 128, "RBLOCK": 64, "SPLIT": n}),
+                  (8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": n})]
+        if n >= 4:
+            splits.append((8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n // 2}))
+        return ReductionPlan(tuple(_unique([*splits, *looped, *persistent])),
+                             f"column reduction: {programs} programs of 64 columns for "
+                             f"{SM_COUNT} SMs: split {n} ways (chunks of {rnumel // n})")
+    return ReductionPlan(tuple(_unique([*looped, *persistent])),
+                         "column reduction: looped over r in 64 x 64 tiles")
+
+
+def _unique(cs: list[ReductionConfig]) -> list[ReductionConfig]:
+    out: list[ReductionConfig] = []
+    seen: set[tuple[int, tuple[tuple[str, int], ...]]] = set()
+    for w, b in cs:
+        key = (w, tuple(sorted(b.items())))
+        if key not in seen:
+            seen.add(key)
+            out.append((w, b))
+    return out

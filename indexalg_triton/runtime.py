@@ -47,13 +47,17 @@ from indexalg_triton.spec import KernelSpec, is_float
 __all__ = [
     "Comparison",
     "Verification",
+    "BoundLaunch",
+    "DirectLauncher",
     "autotune",
     "bench_kernel",
+    "bind_kernel",
     "cache_dir",
     "compare",
     "compile_kernel",
     "compile_source",
     "device",
+    "direct_launcher",
     "launch",
     "launch_user_kernel",
     "run_kernel",
@@ -62,6 +66,7 @@ __all__ = [
 ]
 
 _MODULES: dict[tuple[str, bool], Any] = {}
+_KERNELS: dict[tuple[str, str, bool], Any] = {}  # (source, kernel name, interpret) -> kernel
 _TUNED: dict[tuple[KernelSpec, str], tuple[Config, list[tuple[Config, float]]]] = {}
 _ALLOCATOR_SET = False
 
@@ -91,6 +96,9 @@ def compile_source(source: str, kernel_name: str, *, interpret: bool | None = No
     per source and mode; the file is named by the source's SHA-256)."""
     if interpret is None:
         interpret = device() == "cpu"
+    hit = _KERNELS.get((source, kernel_name, interpret))
+    if hit is not None:  # the launch path: no hashing of the source per launch
+        return hit
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     key = (digest, interpret)
     mod = _MODULES.get(key)
@@ -109,7 +117,9 @@ def compile_source(source: str, kernel_name: str, *, interpret: bool | None = No
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         _MODULES[key] = mod
-    return getattr(mod, kernel_name)
+    kernel = getattr(mod, kernel_name)
+    _KERNELS[(source, kernel_name, interpret)] = kernel
+    return kernel
 
 
 def set_allocator(dev: str) -> None:
@@ -128,18 +138,163 @@ def set_allocator(dev: str) -> None:
 
 
 def run_kernel(name: str, kernel: Any, grid: tuple[int, ...],
-               args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
+               args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> Any:
     """Launch ``kernel[grid](*values, **meta)``; ``args`` are the ``(name, value)`` pairs of
     its arguments in order.  The debug printer, when active for ``name``, dumps every argument
-    before and after the launch (see :mod:`indexalg_triton.debug`)."""
+    before and after the launch (see :mod:`indexalg_triton.debug`).  Returns what the launch
+    returns (Triton's compiled kernel on a GPU; None in the interpreter)."""
     printer = active_printer()
     if printer is not None and not printer.wants(name):
         printer = None
     if printer is not None:
         printer.dump("before_launch", name, args)
-    kernel[grid](*[v for _, v in args], **meta)
+    compiled = kernel[grid](*[v for _, v in args], **meta)
     if printer is not None:
         printer.dump("after_launch", name, args)
+    return compiled
+
+
+class DirectLauncher:
+    """The compiled launcher of one kernel specialisation, called without Triton's JIT.
+
+    Built from the compiled kernel a first launch through :func:`run_kernel` returned (see
+    :func:`direct_launcher`): its ``CompiledKernel.run``, function handle, packed metadata
+    and grid, and the specialisation the JIT compiled for, per argument its dtype and whether
+    its data pointer is 16-byte aligned (Triton specialises pointer arguments on exactly
+    these).  A launch passes the data pointers as ints, as ``JITFunction.run`` ends, so there
+    is no binding, specialisation, cache-key hashing or ``data_ptr()`` call in Triton's
+    launcher.  :meth:`launch` first checks that tensors given per call match that
+    specialisation (else it declines and the caller takes the JIT path).  Neither runs while
+    the debug printer is active or a Triton launch hook is installed (they need the central
+    path and the launch metadata)."""
+
+    __slots__ = ("run", "grid3", "rest", "stream", "device", "knobs", "signature")
+
+    def __init__(self, run: Any, grid: tuple[int, ...], function: Any, packed: Any,
+                 device: int, knobs: Any, signature: tuple[tuple[Any, bool], ...]) -> None:
+        g = [*grid, 1, 1, 1][:3]
+        self.run = run
+        self.grid3 = (g[0], g[1], g[2])
+        # run(gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook,
+        #     exit_hook, *args); the hooks are idle (None or empty) whenever this runs
+        self.rest = (function, packed, None, None, None)
+        self.stream = _stream_getter()
+        self.device = device
+        self.knobs = knobs
+        self.signature = signature
+
+    def ready(self) -> bool:
+        """No debug printer in force and no launch hook installed."""
+        return active_printer() is None and _hooks_idle(self.knobs)
+
+    def launch_pointers(self, pointers: tuple[int, ...]) -> None:
+        """Launch on data pointers of the compiled specialisation (the caller's promise)."""
+        g0, g1, g2 = self.grid3
+        self.run(g0, g1, g2, self.stream(self.device), *self.rest, *pointers)
+
+    def launch(self, values: Sequence[Any]) -> bool:
+        """Launch on ``values`` (tensors) if they match the compiled specialisation (count,
+        dtypes, 16-byte alignment, device) and :meth:`ready`; False, launching nothing, if
+        not."""
+        sig = self.signature
+        if len(values) != len(sig) or not self.ready():
+            return False
+        ptrs = []
+        for v, (dtype, aligned) in zip(values, sig):
+            p = v.data_ptr()
+            if v.dtype is not dtype or (p % 16 == 0) is not aligned:
+                return False
+            ptrs.append(p)
+        if values and values[0].get_device() != self.device:
+            return False
+        self.launch_pointers(tuple(ptrs))
+        return True
+
+
+def direct_launcher(kernel: Any, compiled: Any, grid: tuple[int, ...],
+                    values: Sequence[Any]) -> DirectLauncher | None:
+    """The :class:`DirectLauncher` of ``compiled`` (what launching ``kernel`` on ``values``
+    through :func:`run_kernel` returned), or None where this path does not apply: no compiled
+    kernel (the interpreter), a ``constexpr`` parameter or a non-tensor argument (the launcher
+    would need Triton's own argument handling), or a Triton whose compiled kernel differs."""
+    params = getattr(kernel, "params", None)
+    if (compiled is None or params is None or len(params) != len(values)
+            or any(getattr(p, "is_constexpr", True) for p in params)
+            or not all(hasattr(v, "data_ptr") and hasattr(v, "dtype") for v in values)):
+        return None
+    try:
+        from triton import knobs
+
+        run, function, packed = compiled.run, compiled.function, compiled.packed_metadata
+        device = values[0].get_device() if values else 0
+    except Exception:  # another Triton layout: stay on the JIT path
+        return None
+    sig = tuple((v.dtype, v.data_ptr() % 16 == 0) for v in values)
+    return DirectLauncher(run, grid, function, packed, device, knobs.runtime, sig)
+
+
+class BoundLaunch:
+    """One kernel launch with its arguments, grid and meta fixed (:func:`bind_kernel`);
+    call it to launch.  The first call goes through :func:`run_kernel` (Triton's JIT:
+    specialisation, compile or cache lookup); later calls go to the :class:`DirectLauncher`
+    of the compiled kernel it returned, with the pointer tuple precomputed (no per-call
+    allocation but the call's own argument tuple), wherever :func:`direct_launcher` applies
+    and the launcher is :meth:`~DirectLauncher.ready`.  The tensors are held and must keep
+    their storage."""
+
+    __slots__ = ("name", "kernel", "grid", "args", "meta", "direct", "_pointers")
+
+    def __init__(self, name: str, kernel: Any, grid: tuple[int, ...],
+                 args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
+        self.name = name
+        self.kernel = kernel
+        self.grid = grid
+        self.args = tuple(args)
+        self.meta = dict(meta)
+        self.direct: DirectLauncher | None = None
+        self._pointers: tuple[int, ...] = ()
+
+    @property
+    def fast(self) -> bool:
+        """Whether calls take the direct launcher."""
+        return self.direct is not None
+
+    def __call__(self) -> None:
+        direct = self.direct
+        if direct is not None and direct.ready():
+            direct.launch_pointers(self._pointers)
+            return
+        compiled = run_kernel(self.name, self.kernel, self.grid, self.args, self.meta)
+        if direct is None:
+            values = [v for _, v in self.args]
+            self.direct = direct_launcher(self.kernel, compiled, self.grid, values)
+            if self.direct is not None:
+                self._pointers = tuple(int(v.data_ptr()) for v in values)
+
+
+def _stream_getter() -> Callable[[int], Any]:
+    """The function giving the current stream of a device (what ``JITFunction.run`` asks for
+    on every launch; called per launch, so CUDA-graph capture and stream contexts are
+    honoured)."""
+    from triton.runtime.driver import driver
+
+    get: Callable[[int], Any] = driver.active.get_current_stream
+    return get
+
+
+def _hooks_idle(runtime_knobs: Any) -> bool:
+    """No Triton launch hook installed (they need launch metadata the direct path skips)."""
+    for hook in (runtime_knobs.launch_enter_hook, runtime_knobs.launch_exit_hook):
+        if hook is not None and getattr(hook, "calls", True):
+            return False
+    return True
+
+
+def bind_kernel(name: str, kernel: Any, grid: tuple[int, ...],
+                args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> BoundLaunch:
+    """A :class:`BoundLaunch` of ``kernel`` on ``args`` (launched through :func:`run_kernel`
+    the first time, directly afterwards where it can be)."""
+    return BoundLaunch(name, kernel, grid, args, meta)
 
 
 def launch_user_kernel(kernel: Any, grid: tuple[int, ...], *args: Any, **meta: Any) -> None:
@@ -158,6 +313,16 @@ def launch(src: KernelSource, tensors: Mapping[str, Any]) -> None:
     if missing:
         raise InvalidOperationError(f"launch of {src.kernel_name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
+    if src.stages:  # a split reduction: its kernels in order, over fresh workspaces
+        import torch
+
+        scratch = {b.name: torch.empty([int(s.payload) for s in b.view.sizes],  # type: ignore[attr-defined]
+                                       dtype=getattr(torch, b.dtype),
+                                       device=tensors[src.arg_names[0]].device)
+                   for b in src.workspaces}
+        for stage in src.stages:
+            launch(stage, {**tensors, **scratch})
+        return
     set_allocator(dev)
     kernel = compile_kernel(src, interpret=dev == "cpu")
     args = [(n, tensors[n]) for n in src.arg_names]

@@ -230,3 +230,155 @@ def test_maybe_evaluate_static_on_claims(installed, syms):
     env._maybe_evaluate_static.cache_clear()  # the ShapeEnv clears its caches
     c = plug.counters()["maybe_evaluate_static"]
     assert c["calls"] == 2
+
+
+def _guarded_env(guards):
+    """A ShapeEnv with s27, s53 in [2, inf) and ``guards`` taken (as axioms)."""
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    s27 = sympy.Symbol("s27", integer=True, positive=True)
+    s53 = sympy.Symbol("s53", integer=True, positive=True)
+    env = ShapeEnv()
+    env.var_to_range[s27] = ValueRanges(2, sympy.oo)
+    env.var_to_range[s53] = ValueRanges(2, sympy.oo)
+    for g in guards(s27, s53):
+        env.axioms.update(dict(env.get_implications(env.simplify(g))))
+    return env, s27, s53
+
+
+def _pixel_shuffle_guards(s27, s53):
+    from torch.utils._sympy.functions import FloorDiv
+
+    return [
+        sympy.Eq(sympy.Mod(s27, 4), 0),
+        sympy.Ne(FloorDiv(s27, 4), 0),
+        sympy.Ne(FloorDiv(s27, 4), 1),
+    ]
+
+
+def test_claims_decided_under_the_shape_envs_axioms(installed):
+    """pixel shuffle's guards (4 | s27, s27 // 4 not 0 nor 1) decide its later claims, as the
+    ShapeEnv's own substitution of its axioms would; each answer checked at many points."""
+    from torch.utils._sympy.functions import FloorDiv
+
+    env, s27, s53 = _guarded_env(_pixel_shuffle_guards)
+    q = FloorDiv(s27, 2 * FloorDiv(s27, 4))
+    claims = {
+        sympy.Ge(q, 1): True,
+        sympy.Eq(q, 1): False,
+        sympy.Ge(FloorDiv(s27, 4), 2): True,
+        sympy.Eq(FloorDiv(s53 * q, 2), s53): True,
+        sympy.Lt(4 * FloorDiv(s27, 4), 2): False,
+    }
+    for claim, want in claims.items():
+        got = env._maybe_evaluate_static(claim)
+        assert got == (sympy.true if want else sympy.false), claim
+        for v27 in range(8, 200, 4):  # the values the guards allow
+            for v53 in (2, 3, 7):
+                assert bool(claim.subs({s27: v27, s53: v53})) is want, (claim, v27, v53)
+    c = plug.counters()["maybe_evaluate_static"]
+    assert c["answered"] == len(claims), plug.report()
+
+
+def test_explicit_axioms_are_not_replaced_by_the_shape_envs(installed):
+    """``axioms=()`` asks for a claim without the guards: the axioms are not read then."""
+    from torch.utils._sympy.functions import FloorDiv
+
+    env, s27, _s53 = _guarded_env(_pixel_shuffle_guards)
+    claim = sympy.Ge(FloorDiv(s27, 4), 2)  # true only under the guards (s27 = 4 is in range)
+    assert env._maybe_evaluate_static(claim, axioms=()) is None
+
+
+def test_axiom_facts_read_divisibility_bounds_and_exclusions():
+    import indexalg as ia
+    from indexalg.inductor import _axioms
+
+    env = _guarded_env(
+        lambda s27, s53: [*_pixel_shuffle_guards(s27, s53), sympy.And(s53 <= 64, s53 >= 3)]
+    )[0]
+    with plug.enabled():
+        f = _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e)
+        assert _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e) is f  # memo
+    assert f.subs == {ia.parse("s27"): ia.parse("4*_ia_q4_s27")}
+    assert f.ranges["_ia_q4_s27"] == (2, None)
+    assert f.ranges["s53"] == (3, 64)  # both conjuncts of the guard
+    assert _axioms.axiom_facts(object(), _entries._env_symbol_range, lambda e: e) is _axioms.EMPTY
+
+
+def test_conversion_memo_keeps_one_symbol_per_name_and_maps_back_inductors_objects():
+    from torch.utils._sympy.functions import FloorDiv
+
+    from indexalg.inductor import _convert
+
+    _convert.clear()
+    x = sympy.Symbol("x", integer=True, nonnegative=True)
+    x_pos = sympy.Symbol("x", integer=True, positive=True)
+    e = FloorDiv(x, 4) + 3 * x
+    ie = _convert.to_ia(e)
+    assert _convert.to_torch(ie) is e  # Inductor's own object back
+    assert _convert.to_torch(_convert.to_ia(FloorDiv(x, 4))).args[0] is x
+    for _ in range(2):  # the clash is refused every time, not only when first met
+        with pytest.raises(_entries.Fallback, match="symbol_name_clash"):
+            _convert.to_ia(FloorDiv(x_pos, 4) + 1)
+    assert _convert.to_torch(_convert.to_ia(x + 1)).free_symbols == {x}
+    with pytest.raises(_entries.Fallback, match="unreadable"):
+        _convert.to_ia(sympy.Float(0.5) * x)
+    _convert.clear()
+
+
+def test_fast_conversion_path_agrees_with_the_interop_module():
+    from torch.utils._sympy.functions import FloorDiv, ModularIndexing
+
+    from indexalg.inductor import _convert
+    from indexalg.interop.sympy import from_sympy
+
+    x, y = (sympy.Symbol(n, integer=True, nonnegative=True) for n in "xy")
+    cases = [
+        x + 3 * y + 12 * FloorDiv(x, 4),
+        3 * x * y + 2,
+        x * (y + 1),
+        (x + 1) ** 2 + y,
+        sympy.floor(x / 2 + y / 3) + x,
+        sympy.floor(sympy.Rational(1, 2) * x + sympy.Rational(1, 2)),
+        ModularIndexing(x + 2 * y, 1, 8) * 16 - x,
+        x + y / 2,  # a ratio: unreadable either way
+        sympy.Float(0.5) * x + y,
+    ]
+    for e in cases:
+        _convert.clear()
+        try:
+            want = from_sympy(e)
+        except Exception:
+            with pytest.raises(_entries.Fallback):
+                _convert.to_ia(e)
+            continue
+        assert _convert.to_ia(e) == want, e
+    _convert.clear()
+
+
+def test_stock_zone_gives_inductors_answers_inside_tiling(monkeypatch):
+    """``INDEXALG_INDUCTOR_STOCK_TILING=maybe_evaluate_static``: inside Inductor's tiling
+    choice the ShapeEnv's claims get its own answers (counted ``stock_zone``)."""
+    from torch._inductor.codegen.simd import SIMDScheduling
+
+    from indexalg.inductor import _zones
+
+    monkeypatch.setenv("INDEXALG_INDUCTOR_STOCK_TILING", "maybe_evaluate_static")
+    raw = vars(SIMDScheduling)["select_tiling"]
+    env, s27, _s53 = _guarded_env(_pixel_shuffle_guards)
+    from torch.utils._sympy.functions import FloorDiv
+
+    claim = sympy.Ge(FloorDiv(s27, 4), 2)
+    plug.reset()
+    with plug.enabled():
+        assert vars(SIMDScheduling)["select_tiling"] is not raw
+        assert env._maybe_evaluate_static(claim) == sympy.true
+        _zones.DEPTH[0] += 1  # as inside select_tiling
+        try:
+            env._maybe_evaluate_static.cache_clear()
+            assert env._maybe_evaluate_static(claim) is None  # sympy alone: undecided
+        finally:
+            _zones.DEPTH[0] -= 1
+    assert vars(SIMDScheduling)["select_tiling"] is raw
+    assert plug.counters()["maybe_evaluate_static"]["fallbacks"] == {"stock_zone": 1}

@@ -35,6 +35,9 @@ CASES = [
     Case("floordiv_of_sum", "(s0*x + y) // s0", {"s0": (1, None)}, "x + y // s0"),
     Case("floordiv_of_sum", "(8*x - 8*y + 9 + z) // 8", {}, "x - y + 1 + (z + 1) // 8"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + y, 16)", {}, "x + CeilDiv(y, 16)"),
+    Case("ceildiv_of_sum", "CeilDiv(3*x, 4)", {"x": (0, 2)}, "x"),
+    Case("ceildiv_of_sum", "CeilDiv(16*x + 5*y, 5)", {"x": (0, 1)}, "y + CeilDiv(16*x, 5)"),
+    Case("ceildiv_of_sum", "CeilDiv(16*x, 5)", {"x": (0, 1)}, "4*x"),
     Case("mod_of_sum", "(6*x + y) % -3", {}, "y % -3"),
     Case("modular_indexing_of_sum", "ModularIndexing(64*x + y, 1, 64)", {}, "ModularIndexing(y, 1, 64)"),
     Case("modular_indexing_of_sum", "ModularIndexing(8*x + y, 4, 2)", {}, "ModularIndexing(y, 4, 2)"),
@@ -72,6 +75,27 @@ CASES = [
     Case("cancel_ceil_floor", "2*CeilDiv(x, 8) + 3*((x + 15) // 8)", {}, "5*((x + 15) // 8) - 2"),
     Case("cancel_ceil_floor", "-x // 2 + CeilDiv(x, 2) + y", {}, "y"),
     Case("cancel_ceil_floor", "2*CeilDiv(x, s0) + 2*((-x) // s0)", SMALL, "0"),
+    Case("merge_nested_division", "CeilDiv(x // 3 + 1, 16)", {}, "(x + 48) // 48"),
+    Case("merge_nested_division", "CeilDiv(x // -4 + y, 3)", {}, "(x - 4*y - 8) // -12"),
+    Case("merge_nested_division", "CeilDiv(x // s0 + 2, 4)", {"s0": (1, 8)}, "(x + 5*s0) // (4*s0)"),
+    Case("merge_nested_division", "(ModularIndexing(x, 2, 8) + 3) // 8", {},
+         "(ModularIndexing(x, 1, 16) + 6) // 16"),
+    Case("merge_nested_division", "CeilDiv(ModularIndexing(x, 4, 3) + y, 5)", {},
+         "(ModularIndexing(x, 1, 12) + 4*y + 16) // 20"),
+    Case("merge_nested_division", "ModularIndexing(ModularIndexing(x, 2, 8) + y, 4, 3)", {},
+         "ModularIndexing(ModularIndexing(x, 1, 16) + 2*y, 8, 3)"),
+    Case("merge_nested_division", "(ModularIndexing(x, s0, 4) - 1) // 3", {"s0": (1, 6)},
+         "(ModularIndexing(x, 1, 4*s0) - s0) // (3*s0)"),
+    Case("open_factors", "(x // (s0 - 1))*Max(1, s0 - 1) + ModularIndexing(x, 1, s0 - 1)",
+         {"s0": (2, 12), "x": (0, 200)}, "x"),
+    Case("join_split_dims", "x // ((s0 - 3) // 2 + 1) + (x // ((s0 - 3) // 2 + 1))*((s0 - 3) // 2)"
+         " + ModularIndexing(x, 1, (s0 - 3) // 2 + 1)", {"s0": (3, 16), "x": (0, 200)}, "x"),
+    Case("join_split_dims", "y + 3*(x // (s0 + 1)) + 3*s0*(x // (s0 + 1))"
+         " + 3*ModularIndexing(x, 1, s0 + 1)", {"s0": (0, 8), "x": (0, 200), "y": 4}, "3*x + y"),
+    Case("join_split_dims", "2*(x // (4*s0 + 4)) + 2*s0*(x // (4*s0 + 4))"
+         " + 2*ModularIndexing(x, 4, s0 + 1)", {"s0": (0, 8), "x": (0, 200)}, "2*(x // 4)"),
+    Case("open_factors", "(x // 2)*Max(1, s0 - 2) - s0*(x // 2)", {"s0": (3, None)}, "-2*(x // 2)"),
+    Case("open_factors", "Min(16, x + 2)*(y // 3) - x*(y // 3)", {"x": 8}, "2*(y // 3)"),
 ]
 
 

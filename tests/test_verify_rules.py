@@ -85,6 +85,10 @@ KNOWN_NON_DECREASING = {
     # d2 and z occur twice on the right; they are divisors, literals in practice.
     "modular_indexing_nested_short",
     "floordiv_of_modular_indexing",
+    # d occurs twice on the right, but the inner remainder there has divisor 1 and the
+    # rules fire only for d != 1: each firing removes a divisor-not-1 remainder.
+    "modular_indexing_nested_low",
+    "floordiv_of_modular_indexing_low",
 }
 
 

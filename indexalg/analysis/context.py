@@ -20,6 +20,7 @@ __all__ = [
     "QueryState",
     "context_for",
     "clear_contexts",
+    "normalised_ranges",
     "MAX_CACHE_ENTRIES",
     "Infinity",
     "Num",
@@ -27,7 +28,6 @@ __all__ = [
     "NEG_INF",
     "finite",
 ]
-
 
 
 _MAX_DOMAINS = 4096
@@ -57,6 +57,8 @@ class Context:
         "ranges",
         "num_cache",
         "simp_cache",
+        "decided",
+        "sym_cache",
         "size_symbols",
         "dependent",
         "eliminable",
@@ -77,13 +79,19 @@ class Context:
         self.num_cache: dict[Expr, tuple[Num, Num]] = {}
         #: node -> simplified node under these ranges (default rule set only)
         self.simp_cache: dict[Expr, Expr] = {}
+        #: (claim, wanted truth value) -> whether the analyses prove it has that value
+        #: (:func:`indexalg.analysis.decide.holds_in`)
+        self.decided: dict[tuple[Expr, bool], bool] = {}
+        #: (node, side, Where depth, emptiness check running) -> its symbolic bound
+        #: (:func:`indexalg.analysis.symbolic.sym_bound`)
+        self.sym_cache: dict[tuple[Expr, object, int, bool], Expr | None] = {}
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
         for sym, (lo, hi) in ranges.items():
             for b in (lo, hi):
                 if b is None or (not b.args and type(b) is not Symbol):
                     continue
-                syms = [n for n in b.walk() if type(n) is Symbol]
+                syms = b.symbol_set
                 if syms:
                     dependent.add(sym)
                     referenced.update(syms)
@@ -92,9 +100,7 @@ class Context:
         #: symbols whose range refers to other symbols: eliminated in symbolic bounds
         self.dependent: frozenset[Expr] = frozenset(dependent)
         #: symbols public bounds are not expressed in: every ranged symbol except sizes
-        self.eliminable: frozenset[Expr] = frozenset(
-            s for s in ranges if s not in referenced
-        )
+        self.eliminable: frozenset[Expr] = frozenset(s for s in ranges if s not in referenced)
         #: the re-entrancy state, shared with the contexts narrowed from this one
         self.query: QueryState = QueryState() if query is None else query
         #: expression -> inclusive (lo, hi) assumed at every point (ranges keyed by an
@@ -175,6 +181,10 @@ class Context:
             self.num_cache.clear()
         if len(self.simp_cache) > MAX_CACHE_ENTRIES:
             self.simp_cache.clear()
+        if len(self.decided) > MAX_CACHE_ENTRIES:
+            self.decided.clear()
+        if len(self.sym_cache) > MAX_CACHE_ENTRIES:
+            self.sym_cache.clear()
         if len(self._domains) >= _MAX_DOMAINS:
             self._domains.clear()
 
@@ -188,9 +198,21 @@ _MAX_CONTEXTS = 256
 
 
 def clear_contexts() -> None:
-    """Forget every cached context and normalised ranges spec."""
+    """Forget every cached context, normalised ranges spec and emptiness answer."""
     _CONTEXTS.clear()
     _BY_SPEC.clear()
+    _EMPTY_RANGES.clear()
+
+
+#: (symbol, the ranges of its closure) -> whether its range is provably empty
+_EMPTY_RANGES: dict[
+    tuple[Expr, tuple[tuple[Expr, tuple[Expr | None, Expr | None]], ...]], bool
+] = {}
+
+
+def _by_name(s: Expr) -> str:
+    name: str = s.payload
+    return name
 
 
 _BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
@@ -205,7 +227,7 @@ def _spec_key(ranges: dict[object, object]) -> tuple[object, ...]:
     )
 
 
-def _normalised(ranges: RangesLike) -> Ranges:
+def normalised_ranges(ranges: RangesLike) -> Ranges:
     """``as_ranges`` memoised on the literal spec."""
     if isinstance(ranges, Ranges) or ranges is None or type(ranges) is not dict:
         return as_ranges(ranges)
@@ -225,7 +247,7 @@ def _normalised(ranges: RangesLike) -> Ranges:
 
 def context_for(ranges: RangesLike) -> Context:
     """The shared :class:`Context` for these ranges (normalised first)."""
-    r = _normalised(ranges)
+    r = normalised_ranges(ranges)
     ctx = _CONTEXTS.get(r)
     if ctx is not None:
         _CONTEXTS.move_to_end(r)

@@ -31,7 +31,7 @@ from indexalg.expr import (
 from indexalg.poly import divide_exact
 from indexalg.ranges import RangesLike
 
-__all__ = ["decide", "decide_in", "exact_divides"]
+__all__ = ["decide", "decide_in", "exact_divides", "holds_in"]
 
 
 def exact_divides(d: Expr, e: Expr) -> bool:
@@ -163,6 +163,31 @@ def _decide(claim: Expr, ctx: Context) -> tuple[bool | None, str]:
             return None, ""
         return (t is And), ("congruence" if "congruence" in tiers else "interval")
     return None, ""
+
+
+def holds_in(claim: Expr, ctx: Context, want: bool) -> bool:
+    """``decide_in(claim, ctx) is want``, memoised per context.  For a comparison only the
+    side asked for is computed (a rule's condition is wanted True: its disproof is never
+    needed); False is still answered only where True is not proven."""
+    key = (claim, want)
+    memo = ctx.decided
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    t = type(claim)
+    if t is Lt or t is Le:
+        a, b = claim.args
+        d = add(b, -1 * a) if type(a) is not Integer else add(b, -a.payload)
+        k = 1 if t is Lt else 0
+        if want:
+            out = _lower_ge(d, k, ctx)
+        else:
+            # False only when not proven True (an empty domain proves both)
+            out = _upper_le(d, k - 1, ctx) and not _lower_ge(d, k, ctx)
+    else:
+        out = _decide(claim, ctx)[0] is want
+    memo[key] = out
+    return out
 
 
 def decide_in(claim: Expr, ctx: Context) -> bool | None:

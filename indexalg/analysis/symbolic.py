@@ -104,10 +104,18 @@ def _bound(e: Expr, ctx: Context, side: Side) -> Expr | None:
         return e
     if t is not Symbol and not mentions_dependent(e, ctx, side.elim):
         return e
+    # memoised per context on everything the answer reads: the node, the side (with its
+    # depth, which cuts the recursion) and the re-entrancy state of the query
+    query = ctx.query
+    key = (e, side, query.where_depth, query.checking_emptiness)
+    memo = ctx.sym_cache
+    if key in memo:
+        return memo[key]
     inner = Side(side.upper, side.depth + 1, side.elim)
     computed = SYMBOLIC_TABLE[t](e, ctx, inner)
     if ctx.facts and t is not Symbol:
-        return _with_fact(e, computed, ctx, side)
+        computed = _with_fact(e, computed, ctx, side)
+    memo[key] = computed
     return computed
 
 

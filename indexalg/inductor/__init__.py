@@ -31,7 +31,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from . import _entries, _state
+from . import _entries, _state, _zones
 from ._entries import ENTRY_POINTS, expression_keys_supported
 from ._state import STATS, EntryStats
 
@@ -71,6 +71,9 @@ def install(only: Iterable[str] | None = None) -> list[str]:
             continue
         if entry.install():
             _INSTALLED.append(entry.name)
+    if _INSTALLED and _zones.zoned_entries() & set(_INSTALLED):
+        for zone in _zones.ZONES:
+            zone.install()
     return list(_INSTALLED)
 
 
@@ -78,6 +81,8 @@ def uninstall() -> None:
     """Give every patched entry point back to Inductor (memos emptied; counters kept)."""
     for entry in ENTRY_POINTS:
         entry.uninstall()
+    for zone in _zones.ZONES:
+        zone.uninstall()
     _INSTALLED.clear()
     _entries.clear_memos()
 

@@ -1,12 +1,16 @@
 """sympy <-> indexalg for the plug-in, memoised, with Inductor's own symbols kept.
 
-* :func:`to_ia` memoises :func:`indexalg.from_sympy` on the sympy object (sympy objects hash
-  by structure and by their symbols' assumptions, so one key is one meaning).  Every symbol
-  met is recorded by name; a second symbol with the same name but other assumptions is
-  refused (the plug-in then falls back), so a name always maps back to one sympy Symbol.
+* :func:`to_ia` converts with one long-lived converter of :mod:`indexalg.interop.sympy`
+  whose memo holds every sympy *subexpression* met (sympy objects hash by structure and by
+  their symbols' assumptions, so one key is one meaning): the loop indices, sizes and
+  ``FloorDiv`` terms Inductor's expressions share are converted once.  Every symbol met is
+  recorded by name; a second symbol with the same name but other assumptions is refused
+  (the plug-in then falls back), so a name always maps back to one sympy Symbol.
 * :func:`to_torch` builds the torch flavour (``FloorDiv``, ``ModularIndexing``,
   ``PythonMod``, ...) with the table of :mod:`indexalg.interop.sympy`, using the recorded
-  Symbol objects (name *and* assumptions), memoised on the interned indexalg node.
+  Symbol objects (name *and* assumptions), memoised on the interned indexalg node; a node
+  that came from Inductor's own sympy object is answered with that object (no sympy
+  construction for the parts of an answer Inductor already had).
 
 Both memos are process-wide, bounded, and cleared by :func:`clear`.
 """
@@ -16,9 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from indexalg.errors import InteropError
-from indexalg.expr import Expr
-from indexalg.interop.sympy import TO_TORCH_TABLE, _import_torch_functions, _ToSympy
-from indexalg.interop.sympy import from_sympy as _from_sympy
+from indexalg.expr import Expr, Symbol, add, mul
+from indexalg.interop.sympy import (
+    TO_TORCH_TABLE,
+    _FromSympy,
+    _import_torch_functions,
+    _ToSympy,
+)
 
 from ._state import Fallback
 
@@ -31,6 +39,7 @@ _FROM: dict[Any, Expr] = {}
 _TO: dict[Expr, Any] = {}
 _SYMBOLS: dict[str, Any] = {}
 _CX: list[_ToSympy] = []
+_FX: list[_FastFromSympy] = []
 
 
 class _Builder(_ToSympy):
@@ -49,6 +58,7 @@ def clear() -> None:
     _FROM.clear()
     _TO.clear()
     _SYMBOLS.clear()
+    _FX.clear()
 
 
 def symbol_for(name: str) -> Any:
@@ -72,16 +82,98 @@ def to_ia(s: Any) -> Expr:
     hit = _FROM.get(s)
     if hit is not None:
         return hit
-    try:
-        e = _from_sympy(s)
-    except InteropError:
-        raise Fallback("unreadable") from None
-    for sym in getattr(s, "free_symbols", ()):
-        register_symbol(sym)
+    e = _convert(s)
     if len(_FROM) >= MEMO_LIMIT:
         _FROM.clear()
     _FROM[s] = e
     return e
+
+
+def _convert(s: Any) -> Expr:
+    """``from_sympy(s)`` through the long-lived converter; its new memo entries also map
+    back (indexalg node -> Inductor's sympy object) for :func:`to_torch`."""
+    if not hasattr(s, "func"):
+        raise Fallback("unreadable")  # Python ints and bools: not Inductor's index input
+    if not _FX or len(_FX[0].memo) >= MEMO_LIMIT:
+        import sympy
+
+        if not _SP_ADD:
+            _SP_ADD[:] = [sympy.Add, sympy.Mul]
+        cx = _FastFromSympy(sympy)
+        cx.memo = _Recording()
+        _FX[:] = [cx]
+    cx = _FX[0]
+    new = cx.memo.new  # type: ignore[attr-defined]
+    new.clear()
+    try:
+        cx.prefill(s)
+        e = cx.conv(s)
+    except (InteropError, RecursionError):
+        raise Fallback("unreadable") from None
+    try:  # a symbol is new to the converter's memo once: recorded then (a clash raises
+        # before anything maps back, and forgets the memo that holds the clashing symbol)
+        for obj, node in new:
+            if type(node) is Symbol:
+                register_symbol(obj)
+    except Fallback:
+        _FX.clear()
+        raise
+    for obj, node in new:
+        _TO.setdefault(node, obj)
+    return e
+
+
+class _FastFromSympy(_FromSympy):
+    """The interop converter with a short path for the sums and products of integer terms
+    that make up most of Inductor's indices (``x0 + 3*x1 + 12*FloorDiv(x2, 4)``): their
+    parts are converted and added / multiplied directly, skipping the exact-ratio reading
+    that a rational coefficient or a power needs (those take the interop module's path)."""
+
+    __slots__ = ()
+
+    def conv(self, s: Any) -> Expr:
+        done = self.memo.get(s)
+        if done is not None:
+            return done
+        kind = type(s)
+        if kind is _SP_ADD[0] or kind is _SP_ADD[1]:
+            if all(_integral_term(a) for a in s.args):
+                parts = [self.conv(a) for a in s.args]
+                if not any(p.is_bool for p in parts):
+                    out = add(*parts) if kind is _SP_ADD[0] else mul(*parts)
+                    self.memo[s] = out
+                    return out
+        return super().conv(s)
+
+
+#: (sympy.Add, sympy.Mul), filled on the first conversion
+_SP_ADD: list[Any] = []
+
+
+def _integral_term(a: Any) -> bool:
+    """A sum's term or a product's factor read as an integer expression by itself: not a
+    ratio, not a power, not a product holding either."""
+    if a.is_Rational:
+        return bool(a.is_Integer)
+    if a.is_Pow:
+        return False
+    if a.is_Mul:
+        return all(not (f.is_Pow or (f.is_Rational and not f.is_Integer)) for f in a.args)
+    return True
+
+
+class _Recording(dict[Any, Expr]):
+    """The converter's memo, recording the entries added since the last ``new.clear()``."""
+
+    __slots__ = ("new",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.new: list[tuple[Any, Expr]] = []
+
+    def __setitem__(self, key: Any, value: Expr) -> None:
+        self.new.append((key, value))
+        super().__setitem__(key, value)
 
 
 def to_torch(e: Expr) -> Any:

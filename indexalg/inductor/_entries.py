@@ -19,8 +19,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import indexalg as ia
+from indexalg.analysis import context_for, decide
+from indexalg.analysis.refine import empty_domain
 from indexalg.expr import (
     Add,
+    BoolConst,
     Expr,
     FloorDiv,
     Integer,
@@ -30,8 +33,9 @@ from indexalg.expr import (
     Symbol,
     integer,
 )
+from indexalg.ranges import Ranges
 
-from . import _convert
+from . import _axioms, _convert, _zones
 from ._state import EntryStats, Fallback, clock, stats_for
 
 __all__ = ["ENTRY_POINTS", "EntryPoint", "expression_keys_supported"]
@@ -47,13 +51,18 @@ def _debug() -> bool:
 
 
 def _guarded(name: str, fast: Callable[..., Any], original: Callable[..., Any]) -> Any:
-    """The replacement for ``original``: ``fast`` with the fallback protocol around it."""
+    """The replacement for ``original``: ``fast`` with the fallback protocol around it
+    (and Inductor's own answer inside a stock zone, :mod:`._zones`)."""
+    zoned = name in _zones.zoned_entries()
+    depth = _zones.DEPTH
 
     def replacement(*args: Any, **kwargs: Any) -> Any:
         st = stats_for(name)
         st.calls += 1
         t0 = clock()
         try:
+            if zoned and depth[0]:
+                raise Fallback("stock_zone")
             out = fast(st, *args, **kwargs)
             st.answered += 1
             st.seconds += clock() - t0
@@ -268,13 +277,25 @@ def _divmod_weight(e: Expr, loops: frozenset[str]) -> tuple[int, int]:
     return bare, total
 
 
+_RANGES: dict[tuple[Any, ...], Ranges] = {}
+
+
 def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges: Any) -> Any:
     t0 = clock()
     e0 = _convert.to_ia(expr)
     e = _apply_replacements(getattr(self, "replacements", None), e0)
-    spec = _inductor_ranges(st, getattr(self, "shape_env", None), e, var_ranges)
+    shape_env = getattr(self, "shape_env", None)
+    # the ranges of one loop nest serve all its indices; a size symbol's range read from
+    # the shape environment once is at worst wider than its current one (ranges narrow)
+    key = (id(shape_env), tuple(var_ranges.items()), e.symbol_set)
+    ranges = _RANGES.get(key)
+    if ranges is None:
+        spec = _inductor_ranges(st, shape_env, e, var_ranges)
+        ranges = ia.as_ranges(spec)
+        if len(_RANGES) >= _convert.MEMO_LIMIT:
+            _RANGES.clear()
+        _RANGES[key] = ranges
     st.convert_seconds += clock() - t0
-    ranges = ia.as_ranges(spec)
     out = ia.simplify(e, ranges)
     if out is e0:
         return expr
@@ -428,13 +449,42 @@ def _zero() -> Any:
 # ShapeEnv._maybe_evaluate_static on claims: decided by indexalg's analysis where it can
 
 
+def _env_symbol_range(shape_env: Any, obj: Any) -> tuple[int | None, int | None]:
+    if obj is None:
+        return (None, None)
+    try:
+        lo, hi = _symbol_range(shape_env, obj, _assumption_range(obj))
+    except Fallback:
+        return (None, None)
+    return (lo, hi)
+
+
 def _is_claim(expr: Any) -> bool:
     return bool(getattr(expr, "is_Relational", False) or getattr(expr, "is_Boolean", False))
 
 
 _CLAIMS: dict[tuple[Any, ...], Any] = {}
-#: indexalg's prover without Z3 (the ShapeEnv is asked far too often for an SMT call each)
-_CHEAP_TIERS = ("interval", "congruence", "simplify")
+
+
+def _decide_claim(c: Expr, ranges: Ranges) -> bool | None:
+    """True / False when the interval and congruence analyses or the simplifier decide ``c``
+    at every point of a non-empty domain: the prover's cheap tiers, without Z3 (the
+    ShapeEnv is asked far too often for an SMT call each, and ``ia.prove`` confirms a
+    refutation with a counterexample, from Z3 when no candidate point has one)."""
+    verdict: bool | None
+    if type(c) is BoolConst:
+        verdict = bool(c.payload)
+    else:
+        verdict, _ = decide(c, ranges)
+        if verdict is None:
+            try:
+                s = ia.simplify(c, ranges)
+            except ia.RewriteLimitError:
+                s = c
+            verdict = bool(s.payload) if type(s) is BoolConst else None
+    if verdict is None or empty_domain(c, context_for(ranges)) is not None:
+        return None
+    return verdict
 
 
 def _fast_maybe_evaluate_static(
@@ -456,27 +506,38 @@ def _fast_maybe_evaluate_static(
         raise Fallback("not_a_claim")
     t0 = clock()
     c = _convert.to_ia(expr)
-    c = _apply_replacements(getattr(self, "replacements", None), c)
+    replacements = getattr(self, "replacements", None)
+    c = _apply_replacements(replacements, c)
+    st.convert_seconds += clock() - t0
+    facts = (
+        _axioms.axiom_facts(self, _env_symbol_range, lambda e: _apply_replacements(replacements, e))
+        if axioms is None
+        else _axioms.EMPTY
+    )
+    c = facts.apply(c)
     table = dict(var_to_range) if var_to_range is not None else None
-    spec: dict[str, Any] = {}
+    spec: dict[Any, Any] = {}
     for sym in c.symbol_set:
-        obj = _convert.symbol_for(sym.payload)
+        name = sym.payload
+        obj = _convert.symbol_for(name)
         if table is not None and obj in table:
             vr = table[obj]
-            spec[sym.payload] = (_int_bound(vr.lower), _int_bound(vr.upper))
+            base = (_int_bound(vr.lower), _int_bound(vr.upper))
+        elif obj is None:
+            base = (None, None)  # a fresh quotient of the axioms: its range is below
         else:
-            spec[sym.payload] = _symbol_range(self, obj, _assumption_range(obj))
-    st.convert_seconds += clock() - t0
-    key = (c, tuple(sorted(spec.items())))
+            base = _symbol_range(self, obj, _assumption_range(obj))
+        known = facts.ranges.get(name)
+        spec[name] = base if known is None else _axioms.meet(base, known)
+    names = c.symbol_set
+    used = [(k, v) for k, v in facts.facts.items() if k.symbol_set <= names]
+    key = (c, tuple(sorted(spec.items())), tuple(sorted((str(k), v) for k, v in used)))
     hit = _CLAIMS.get(key, _NO_ANSWER)
     if hit is _NO_ANSWER:
-        ranges = ia.as_ranges(spec)
-        if ia.prove(c, ranges, tiers=_CHEAP_TIERS).status == "proved":
-            hit = True
-        elif ia.prove(ia.Not.make(c), ranges, tiers=_CHEAP_TIERS).status == "proved":
-            hit = False
-        else:
-            hit = None  # remembered too: the ShapeEnv asks the same claim many times
+        for k, v in used:
+            spec[k] = v
+        # None is remembered too: the ShapeEnv asks the same claim many times
+        hit = _decide_claim(c, ia.as_ranges(spec))
         if len(_CLAIMS) >= _convert.MEMO_LIMIT:
             _CLAIMS.clear()
         _CLAIMS[key] = hit
@@ -600,6 +661,8 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
 
 
 def clear_memos() -> None:
+    _axioms.clear()
+    _RANGES.clear()
     _STRIDES.clear()
     _CLAIMS.clear()
     _convert.clear()

@@ -11,12 +11,18 @@ from indexalg.procedures.base import Procedure
 from indexalg.procedures.branches import BRANCH_PROCEDURES
 from indexalg.procedures.divsum import DIVSUM_PROCEDURES
 from indexalg.procedures.factor import FACTOR_PROCEDURES
+from indexalg.procedures.factored import FACTORED_PROCEDURES, rebuild_product
 from indexalg.procedures.join import JOIN_PROCEDURES
 
-__all__ = ["Procedure", "PROCEDURES"]
+__all__ = ["Procedure", "PROCEDURES", "rebuild_product"]
 
 #: Every procedure, in the order the simplifier tries them: nested divisions merge before
-#: a sum's multiples are pulled out of a division (the other order can lose the merge).
+#: a sum's multiples are pulled out of a division (the other order can lose the merge);
+#: digits join before the costlier quotient-remainder search of ``open_factors``.
 PROCEDURES: tuple[Procedure, ...] = (
-    FACTOR_PROCEDURES + DIVSUM_PROCEDURES + JOIN_PROCEDURES + BRANCH_PROCEDURES
+    FACTOR_PROCEDURES
+    + DIVSUM_PROCEDURES
+    + JOIN_PROCEDURES
+    + FACTORED_PROCEDURES
+    + BRANCH_PROCEDURES
 )

@@ -131,11 +131,18 @@ def floordiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
 
 
 def ceildiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
+    """``CeilDiv(q*A + B, q) == A + CeilDiv(B, q)``; and for a literal ``q > 1``,
+    ``CeilDiv(a, q) == -((-a) // q)`` read as a polynomial where the remainders cannot
+    carry (TVM's ``x % 3`` for ``CeilDiv(3*(x % 3), 4)``)."""
     a, q = e.args
     if type(q) is Integer and q.payload < 0:
         return None
     split = _pull_multiples(a, q)
     if split is None:
+        if type(q) is Integer and q.payload > 1:
+            linear = _exact_quotient_by_range(mul(-1, a), q.payload, ctx)
+            if linear is not None:
+                return mul(-1, linear)
         return None
     whole, rest = split
     return add(whole, CeilDiv.make(rest, q))

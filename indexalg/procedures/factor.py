@@ -45,18 +45,34 @@ from indexalg.procedures.base import Procedure
 
 __all__ = ["FACTOR_PROCEDURES"]
 
+_ONE = integer(1)
 
-def _inner_division(a: Expr, ctx: Context) -> tuple[Expr, Expr, Expr] | None:
+
+def _inner_division(
+    a: Expr, ctx: Context, *, remainders: bool = True
+) -> tuple[Expr, Expr, Expr] | None:
     """``a == x // y + z`` (a coefficient-1 floor division term, or ``a`` itself): (x, y, z).
-    A ceiling division ``CeilDiv(b, y)`` with ``y > 0`` counts as ``(b + y - 1) // y``."""
+    A ceiling division ``CeilDiv(b, y)`` with ``y > 0`` counts as ``(b + y - 1) // y``, and
+    (with ``remainders``) a term ``ModularIndexing(b, d, m)`` with ``d > 1`` beside others
+    as ``ModularIndexing(b, 1, d*m) // d`` (``(b // d) mod m == (b mod d*m) // d``: TVM's
+    ``(x % 16 + 6) // 16`` for ``(ModularIndexing(x, 2, 8) + 3) // 8``)."""
     if type(a) is Add:
-        candidates = [(i, t) for i, t in enumerate(a.args) if type(t) in (FloorDiv, CeilDiv)]
+        kinds: tuple[type[Expr], ...] = (FloorDiv, CeilDiv)
+        if remainders:
+            kinds = (FloorDiv, CeilDiv, ModularIndexing)
+        candidates = [(i, t) for i, t in enumerate(a.args) if type(t) in kinds]
     elif type(a) in (FloorDiv, CeilDiv):
         candidates = [(-1, a)]
     else:
         return None
     for i, t in candidates:
-        x, y = t.args
+        if type(t) is ModularIndexing:
+            b, d, m = t.args
+            if d is _ONE or not _positive(d, ctx):
+                continue
+            x, y = ModularIndexing.make(b, 1, mul(d, m)), d
+        else:
+            x, y = t.args
         if type(t) is CeilDiv:
             if not _positive(y, ctx):
                 continue
@@ -83,17 +99,24 @@ def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
     """``(x // y + z) // w -> (x + y*z) // (y*w)`` for ``w > 0``; in ModularIndexing,
     ``ModularIndexing(x // y + z, d, m) -> ModularIndexing(x + y*z, y*d, m)`` for ``y > 0``;
     ``CeilDiv(CeilDiv(x, y) + z, w) -> CeilDiv(x + y*z, y*w)`` for ``w > 0`` (the mirror
-    image, ``ceil(v) == -floor(-v)``).  An inner ``CeilDiv(b, y)`` with ``y > 0`` is
-    ``(b + y - 1) // y`` for the floor forms."""
+    image, ``ceil(v) == -floor(-v)``) and ``CeilDiv(x // y + z, w) -> (x + y*(z + w - 1)) //
+    (y*w)``.  An inner ``CeilDiv(b, y)`` with ``y > 0`` is
+    ``(b + y - 1) // y`` for the floor forms, an inner ``ModularIndexing(b, d, m)`` beside
+    other terms ``ModularIndexing(b, 1, d*m) // d``."""
     t = type(e)
     if t is CeilDiv:
-        inner = _inner_ceildiv(e.args[0])
         w = e.args[1]
-        if inner is None or not _positive(w, ctx):
+        inner = _inner_ceildiv(e.args[0])
+        if inner is None:
+            return _ceildiv_of_floordiv(e.args[0], w, ctx)
+        if not _positive(w, ctx):
             return None
         x, y, z = inner
         return CeilDiv.make(add(x, mul(y, z)), mul(y, w))
-    found = _inner_division(e.args[0], ctx)
+    # an inner remainder pays only where the outer division divides (not MI(., 1, m))
+    found = _inner_division(
+        e.args[0], ctx, remainders=t is not ModularIndexing or e.args[1] is not _ONE
+    )
     if found is None:
         return None
     x, y, z = found
@@ -106,6 +129,17 @@ def merge_nested_division(e: Expr, ctx: Context) -> Expr | None:
     if not _positive(y, ctx):
         return None
     return ModularIndexing.make(add(x, mul(y, z)), mul(y, d), m)
+
+
+def _ceildiv_of_floordiv(a: Expr, w: Expr, ctx: Context) -> Expr | None:
+    """``CeilDiv(x // y + z, w) -> (x + y*(z + w - 1)) // (y*w)`` for ``w > 0``: a ceiling
+    division by a positive ``w`` is ``(a + w - 1) // w``, and the floor divisions merge
+    (``CeilDiv(x // 3 + 1, 16) -> (x + 48) // 48``, then ``x // 48 + 1``)."""
+    found = _inner_division(a, ctx)
+    if found is None or not _positive(w, ctx):
+        return None
+    x, y, z = found
+    return FloorDiv.make(add(x, mul(y, add(z, w, -1))), mul(y, w))
 
 
 def _positive(v: Expr, ctx: Context) -> bool:

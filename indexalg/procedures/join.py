@@ -7,6 +7,9 @@ With s a scale (any expression), d >= 1 and m1, m2 >= 1 (literal or symbolic), f
 * ``s*x - s*c*(x // c)                     ==  s*MI(x, 1, c)``   (c > 0)
 * ``s*(x // 2) + s*MI(x, 1, 2)              ==  s*((x + 1) // 2)``  (x//2 + x%2 = ceil(x/2))
 
+(m1 may be a sum, ``(s0 - 3) // 2 + 1``: then ``s*m1*(x // (d*m1))`` was expanded into
+several terms, whose scales add up to ``s*m1``.)
+
 (MI is ModularIndexing; each is the digit identity x//d == (x//d mod m) + m*(x//(d*m)).)
 So ``ModularIndexing(x,1,32) + 32*ModularIndexing(x,32,4)`` is ``ModularIndexing(x,1,128)``
 and ``197*FloorDiv(x,197) + ModularIndexing(x,1,197)`` is ``x``.
@@ -99,6 +102,9 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
             else:
                 joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
             return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
+    joined_sum = _join_sum_modulus(e, digits)
+    if joined_sum is not None:
+        return joined_sum
     # s*(x // 2) + s*MI(x, 1, 2) == s*((x + 1) // 2): the two halves of an interleave
     for lo in digits:
         if lo.m is not _TWO or lo.d is not _ONE:
@@ -127,6 +133,26 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
             if hi.scale is mul(-c, hi.d):
                 mi = ModularIndexing.make(hi.base, 1, hi.d)
                 return _rebuild(e, (i, hi.pos), mul(c, mi))
+    return None
+
+
+def _join_sum_modulus(e: Expr, digits: list[_Digit]) -> Expr | None:
+    """``s*MI(x, d, m) + s*m*(x // (d*m)) == s*(x // d)`` for a sum ``m`` (a divisor such
+    as ``(s0 - 3) // 2 + 1``): the product ``s*m*(x // (d*m))`` was expanded into several
+    terms, one digit reading each, whose scales add up to ``s*m``."""
+    for lo in digits:
+        if lo.m is None or type(lo.m) is not Add:
+            continue
+        upper_d = mul(lo.d, lo.m)
+        his = [
+            hi
+            for hi in digits
+            if hi.m is None and hi.base is lo.base and hi.d is upper_d and hi.pos != lo.pos
+        ]
+        if not his or add(*(hi.scale for hi in his)) is not mul(lo.scale, lo.m):
+            continue
+        whole = lo.base if lo.d is _ONE else FloorDiv.make(lo.base, lo.d)
+        return _rebuild(e, (lo.pos, *(hi.pos for hi in his)), mul(lo.scale, whole))
     return None
 
 

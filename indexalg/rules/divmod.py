@@ -7,7 +7,7 @@ gives non-zero divisors and ModularIndexing's d, m >= 1.
 from __future__ import annotations
 
 from indexalg.expr import CeilDiv, FloorDiv, Mod, ModularIndexing
-from indexalg.rules.base import Rule, RuleSet, divides, le, pos, wilds
+from indexalg.rules.base import Rule, RuleSet, divides, le, ne, pos, wilds
 
 x, y, z, d, m, d2, m2 = wilds("x y z d m d2 m2")
 
@@ -59,6 +59,22 @@ DIVMOD = RuleSet(
             FloorDiv(ModularIndexing(x, d, m), z),
             ModularIndexing(x, d * z, FloorDiv(m, z)),
             when=pos(z) & divides(z, m),
+        ),
+        # (x//d) mod m == (x mod (d*m)) // d for d, m >= 1: with d > 1 the outer digits read
+        # the low d*m of x directly, one division fewer (TVM's x % 63 % 60 // 12 for
+        # ModularIndexing(ModularIndexing(x, 3, 21), 4, 5)); after the two rules above.
+        Rule(
+            "modular_indexing_nested_low",
+            ModularIndexing(ModularIndexing(x, d, m), d2, m2),
+            ModularIndexing(ModularIndexing(x, 1, d * m), d * d2, m2),
+            when=ne(d, 1) & ne(d2, 1),
+        ),
+        # ... and ((x mod (d*m)) // d) // z == (x mod (d*m)) // (d*z) for z > 0.
+        Rule(
+            "floordiv_of_modular_indexing_low",
+            FloorDiv(ModularIndexing(x, d, m), z),
+            FloorDiv(ModularIndexing(x, 1, d * m), d * z),
+            when=pos(z) & ne(d, 1),
         ),
     ],
 )

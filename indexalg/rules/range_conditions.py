@@ -30,6 +30,10 @@ RANGES = RuleSet(
         Rule("floordiv_small_negative", FloorDiv(x, y), -1, when=lt(x, 0) & le(-y, x)),
         # 0 < x <= y  =>  ceil(x / y) == 1
         Rule("ceildiv_small", CeilDiv(x, y), 1, when=pos(x) & le(x, y)),
+        # -y < x <= 0 with y > 0  =>  -1 < x/y <= 0  =>  ceil(x / y) == 0
+        Rule("ceildiv_small_nonpositive", CeilDiv(x, y), 0, when=pos(y) & le(x, 0) & lt(-y, x)),
+        # x in {0, 1} and y > 0  =>  ceil(x / y) == x  (TVM's x % 2 for CeilDiv(x % 2, 2))
+        Rule("ceildiv_of_bit", CeilDiv(x, y), x, when=pos(y) & nonneg(x) & le(x, 1)),
         Rule("min_of_ordered", Min(x, y), x, when=le(x, y)),
         Rule("max_of_ordered", Max(x, y), y, when=le(x, y)),
     ],

@@ -15,17 +15,22 @@ from dataclasses import dataclass, field
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, Integer, Symbol, integer
 from indexalg.simplify import simplify
-from indexalg_triton.access import Access, supported_kinds
-from indexalg_triton.planner import choose_tiling
-from indexalg_triton.spec import KernelSpec
+from indexalg_triton.access import Access, plan_accesses, supported_kinds
+from indexalg_triton.codegen.split import splittable
+from indexalg_triton.layout import dtype_bytes
+from indexalg_triton.planner import ReductionPlan, choose_tiling, plan_reduction, tiling_cost
+from indexalg_triton.spec import Buffer, KernelSpec
+from indexalg_triton.tiling import candidate_tilings
 
 __all__ = [
     "Config",
     "KernelSource",
     "default_configs",
     "direct_accesses",
+    "reduction_plan",
     "resolve_kinds",
     "tiling_groups",
+    "tiling_groups_nd",
 ]
 
 
@@ -38,23 +43,29 @@ class Config:
     num_warps: int = 4
     structured: bool = True
     flat: bool = False  # a pointwise kernel tiled 1-D whatever the cost model chose
+    nd: bool = False  # a pointwise kernel tiled N-D (the prefer-N-D choice) whatever it chose
 
     @staticmethod
     def of(num_warps: int = 4, structured: bool = True, flat: bool = False,
-           **blocks: int) -> Config:
+           nd: bool = False, **blocks: int) -> Config:
         """``Config.of(8, XBLOCK=64, YBLOCK=64)``; see :meth:`make`."""
-        return Config.make(blocks, num_warps, structured, flat)
+        return Config.make(blocks, num_warps, structured, flat, nd)
 
     @staticmethod
     def make(blocks: Mapping[str, int], num_warps: int = 4, structured: bool = True,
-             flat: bool = False) -> Config:
+             flat: bool = False, nd: bool = False) -> Config:
         """A config; block sizes must be powers of two, warps a power of two <= 32."""
         for k, v in blocks.items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
                 raise InvalidOperationError(f"block size {k} must be a power of two, got {v!r}")
         if num_warps not in (1, 2, 4, 8, 16, 32):
             raise InvalidOperationError(f"num_warps must be a power of two <= 32, got {num_warps}")
-        return Config(tuple(sorted(blocks.items())), num_warps, structured, flat)
+        if flat and nd:
+            raise InvalidOperationError("a config is either 1-D (flat) or N-D (nd), not both")
+        return Config(tuple(sorted(blocks.items())), num_warps, structured, flat, nd)
+
+    def has(self, name: str) -> bool:
+        return any(k == name for k, _ in self.blocks)
 
     def block(self, name: str) -> int:
         for k, v in self.blocks:
@@ -65,7 +76,7 @@ class Config:
     def describe(self) -> str:
         b = " ".join(f"{k}={v}" for k, v in self.blocks)
         return (f"{b} warps={self.num_warps}" + ("" if self.structured else " pointers-only")
-                + (" 1-D" if self.flat else ""))
+                + (" 1-D" if self.flat else "") + (" N-D" if self.nd else ""))
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,10 @@ class KernelSource:
     tiling: str
     asserts: tuple[str, ...] = field(default_factory=tuple)
     body: str = ""  # the kernel definition alone, without the helper preamble
+    # a split reduction: the kernels launched in order (each a one-kernel source) and the
+    # float32 workspaces they share, allocated per launch; ``source`` holds them all
+    stages: tuple[KernelSource, ...] = ()
+    workspaces: tuple[Buffer, ...] = ()
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -119,6 +134,23 @@ def tiling_groups(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, 
     return tuple(reversed([ax.loops for ax in choice.tiling.axes]))
 
 
+@functools.lru_cache(maxsize=256)
+def tiling_groups_nd(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The loop groups of the prefer-N-D tiling (the tiling with the most axes among those
+    the cost model predicts no slower than 1-D; where none is, the N-D candidate it predicts
+    fastest), for configs with ``nd``."""
+    accesses, _ = direct_accesses(spec)
+    choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, prefer_nd=True,
+                           allow=kinds)
+    tiling = choice.tiling
+    if tiling.ndim == 1:
+        nd = [t for t in candidate_tilings(list(spec.loops), 2) if t.ndim > 1]
+        if nd:
+            tiling = min(nd, key=lambda t: tiling_cost(
+                t, accesses, plan_accesses(accesses, t, allow=kinds)))
+    return tuple(reversed([ax.loops for ax in tiling.axes]))
+
+
 def default_configs(spec: KernelSpec, kinds: tuple[str, ...] | None = None) -> list[Config]:
     """The small autotuning space: the first entry is the default config."""
     ks = resolve_kinds(kinds)
@@ -142,27 +174,21 @@ def default_configs(spec: KernelSpec, kinds: tuple[str, ...] | None = None) -> l
 
 
 def _reduction_configs(spec: KernelSpec) -> list[Config]:
+    """The reduction model's configs (:func:`~indexalg_triton.planner.plan_reduction`), its
+    choice first."""
+    return [Config.make(b, w) for w, b in reduction_plan(spec).configs]
+
+
+def reduction_plan(spec: KernelSpec) -> ReductionPlan:
+    """The reduction model's plan for ``spec``: rows and r, whether r is read contiguously,
+    the widest element read, whether the spec can be split."""
     assert spec.reduction is not None
-    rnumel = spec.reduction[1]
-    rpow = 1 << max(0, (rnumel - 1).bit_length())
-    if _reduces_contiguously(spec):
-        out = []
-        if rpow <= 32768:  # one program per row holds it: 64 floats per thread at 16 warps
-            out.append(Config.of(16 if rpow >= 8192 else 8, XBLOCK=1, RBLOCK=rpow))
-            if rpow <= 4096:
-                out.append(Config.of(8, XBLOCK=max(1, 4096 // rpow), RBLOCK=rpow))
-        out += [Config.of(8, XBLOCK=1, RBLOCK=min(rpow, 4096)),
-                Config.of(8, XBLOCK=4, RBLOCK=min(rpow, 1024)),
-                Config.of(4, XBLOCK=8, RBLOCK=min(rpow, 512))]
-        return _unique(out)
-    # column reductions: narrow x blocks as well, so that few columns still make enough
-    # programs (16384 columns at XBLOCK=64 are 256 programs for 132 SMs)
-    return _unique([Config.of(8, XBLOCK=64, RBLOCK=min(rpow, 64)),
-                    Config.of(8, XBLOCK=128, RBLOCK=min(rpow, 32)),
-                    Config.of(4, XBLOCK=32, RBLOCK=min(rpow, 64)),
-                    Config.of(8, XBLOCK=256, RBLOCK=min(rpow, 16)),
-                    Config.of(8, XBLOCK=32, RBLOCK=min(rpow, 128)),
-                    Config.of(4, XBLOCK=16, RBLOCK=min(rpow, 128))])
+    xnumel = 1
+    for _, s in spec.loops:
+        xnumel *= s
+    sizes = [dtype_bytes(o.dtype) for o in spec.ops if o.kind == "load"] or [4]
+    return plan_reduction(xnumel, spec.reduction[1], contiguous=_reduces_contiguously(spec),
+                          itemsize=min(sizes), splittable=splittable(spec) is None)
 
 
 def _unique(cs: list[Config]) -> list[Config]:

@@ -8,6 +8,7 @@ from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen.configs import Config, KernelSource, default_configs, resolve_kinds
 from indexalg_triton.codegen.pointwise import emit_pointwise
 from indexalg_triton.codegen.reduction import emit_reduction
+from indexalg_triton.codegen.split import split_specs, splittable
 from indexalg_triton.codegen.writer import KernelWriter
 from indexalg_triton.debug import record_kernel
 from indexalg_triton.spec import KernelSpec
@@ -32,8 +33,44 @@ def generate(
     if part and spec.is_reduction:
         raise InvalidOperationError(f"kernel {spec.name}: only pointwise kernels can be parts "
                                     "of a combo kernel")
+    if cfg.has("SPLIT"):
+        return _generate_split(spec, cfg, ks, index_dtype)
     w = KernelWriter(spec, cfg, ks if cfg.structured else (), ks, index_dtype, part=part)
     src = emit_reduction(w) if spec.is_reduction else emit_pointwise(w)
     if not part:
         record_kernel(src.kernel_name)
     return src
+
+
+def _generate_split(spec: KernelSpec, cfg: Config, ks: tuple[str, ...],
+                    index_dtype: str | None) -> KernelSource:
+    """A split reduction (:mod:`~indexalg_triton.codegen.split`): the partial kernel under
+    the config's ``XBLOCK``/``RBLOCK``/warps (``RBLOCK`` capped at the chunk), the combine
+    kernel one persistent chunk of the ``SPLIT`` partials per column block."""
+    if not spec.is_reduction:
+        raise InvalidOperationError(f"kernel {spec.name}: SPLIT needs a reduction kernel")
+    why = splittable(spec)
+    assert spec.reduction is not None
+    n = cfg.block("SPLIT")
+    if why is not None or n < 2 or spec.reduction[1] % n:
+        raise InvalidOperationError(
+            f"kernel {spec.name} cannot be split {n} ways: "
+            f"{why or f'{n} does not divide the reduction length {spec.reduction[1]}'}")
+    sp = split_specs(spec, n)
+    rb = min(cfg.block("RBLOCK"), 1 << max(0, (sp.chunk - 1).bit_length()))
+    first = generate(sp.partial, Config.of(cfg.num_warps, XBLOCK=cfg.block("XBLOCK"),
+                                           RBLOCK=rb), kinds=ks, index_dtype=index_dtype)
+    xnumel = sp.workspaces[0].view.sizes[1].payload  # type: ignore[attr-defined]
+    xb2 = min(max(1, 1024 // n), max(1, 1 << max(0, (xnumel // 264).bit_length() - 1)))
+    second = generate(sp.combine, Config.of(4, XBLOCK=xb2, RBLOCK=n), kinds=ks,
+                      index_dtype=index_dtype)
+    stages = (first, second)
+    dtype = "int64" if "int64" in (first.index_dtype, second.index_dtype) else "int32"
+    record_kernel(spec.name)
+    return KernelSource(
+        spec, cfg, first.source + second.source, spec.name, first.grid, dtype,
+        f"partial: {first.index_reason}; combine: {second.index_reason}",
+        first.kinds + second.kinds,
+        f"split reduction r={spec.reduction[1]} into {n} chunks of {sp.chunk}: "
+        f"{first.tiling}, then {second.tiling}",
+        first.asserts + second.asserts, first.body + second.body, stages, sp.workspaces)

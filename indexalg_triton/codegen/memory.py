@@ -164,6 +164,8 @@ def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges
     m = f", {' & '.join(masks)}" if masks else ""
     if o.guard is not None:
         m += ", other=0"
+    if w.reused(o):
+        m += ", eviction_policy='evict_last'"
     w.emit(f"{o.name} = tl.load({o.buffer} + ({w.print(p.flat_index, ranges)})"
            f"{spread}{m}){cast}")
     w.axes_of[o.name] = frozenset(range(len(tile))) if spread \

@@ -11,7 +11,12 @@ from indexalg.expr import Expr, Symbol
 from indexalg.simplify import simplify
 from indexalg_triton.access import AccessPlan, plan_access
 from indexalg_triton.codegen import memory
-from indexalg_triton.codegen.configs import KernelSource, direct_accesses, tiling_groups
+from indexalg_triton.codegen.configs import (
+    KernelSource,
+    direct_accesses,
+    tiling_groups,
+    tiling_groups_nd,
+)
 from indexalg_triton.codegen.values import elementwise, load_cast, operand_axes
 from indexalg_triton.codegen.writer import KernelWriter, axes_in, axis_names, const
 from indexalg_triton.spec import Op, Store
@@ -81,6 +86,8 @@ def _tile(w: KernelWriter) -> _Tile:
     groups = tiling_groups(spec, w.kinds)
     if w.cfg.flat:
         groups = (tuple(n for n, _ in spec.loops),)
+    elif w.cfg.nd:
+        groups = tiling_groups_nd(spec, w.kinds)
     names = axis_names(len(groups))
     blocks = {f"{n.upper()}BLOCK": w.cfg.block(f"{n.upper()}BLOCK") for n in names}
     tiling = make_tiling(list(spec.loops), [list(g) for g in groups], blocks)

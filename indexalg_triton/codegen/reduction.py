@@ -63,6 +63,7 @@ def emit_reduction(w: KernelWriter) -> KernelSource:
         env.persistent(spec, rmask)
     else:
         env.looped(spec, rmask)
+    env.resolve_evictions()
     return w.finish(progs, dtype, reason, f"reduction x={xnumel} r={rnumel} {mode}")
 
 
@@ -111,6 +112,7 @@ class _ReductionBody:
         self.index_dtype = dtype
         self.done: set[str] = set()
         self.inner = g.spec.inner_values()
+        self.slots: list[tuple[str, bool]] = []  # loads whose eviction hint is pending
 
     def value(self, o: Op, depth: int, *, persistent: bool) -> None:
         g = self.g
@@ -121,6 +123,7 @@ class _ReductionBody:
                 gtext = f"({g.print(g.guard_flat[o.name], self.ranges)})"
                 mask = f"{mask} & {gtext}" if mask else gtext
             m = f", {mask}, other=0" if mask else ""
+            m += self._eviction(o)
             g.emit(f"# load {o.buffer}[{o.index}]: pointer", depth)
             g.kinds_used.append("pointer")
             cast = load_cast(g, o.name, o.dtype)
@@ -161,6 +164,31 @@ class _ReductionBody:
         else:
             g.emit(f"{o.name} = {elementwise(g, o)}", depth)
         self.done.add(o.name)
+
+    def _eviction(self, o: Op) -> str:
+        """The cache hint of a load: ``evict_last`` when other programs or loads read its
+        elements (:meth:`KernelWriter.reused`) or this kernel loads the buffer again later
+        along r (a looped reduction's next pass; settled when the kernel is written,
+        :meth:`resolve_evictions`), else none.  Inductor marks the remaining loads
+        ``evict_first``; measured on the H200 that hint cost 2-22% (softmax over a permuted
+        input 226 vs 185 µs, layer norm 140 vs 135 µs, bench.features_gpu part eviction),
+        so it is never emitted."""
+        if self.g.reused(o):
+            return ", eviction_policy='evict_last'"
+        assert o.index is not None and self.g.spec.reduction is not None
+        along_r = Symbol(self.g.spec.reduction[0]) in o.index.free_symbols or bool(
+            self.g.spec.indirect_symbols(o))
+        self.slots.append((str(o.buffer), along_r))
+        return f"<EP{len(self.slots) - 1}>"
+
+    def resolve_evictions(self) -> None:
+        """Each pending hint: ``evict_last`` when the same buffer is loaded again later in the
+        kernel along r, else none."""
+        g = self.g
+        for i, (buf, along_r) in enumerate(self.slots):
+            later = any(b == buf for b, _ in self.slots[i + 1:])
+            hint = ", eviction_policy='evict_last'" if later and along_r else ""
+            g.lines = [ln.replace(f"<EP{i}>", hint) for ln in g.lines]
 
     def _as_f32(self, src: str) -> str:
         reg = self.g.reg[src]

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from indexalg.analysis import bounds
 from indexalg.decisions import bounds_checks, dtype_range, index_dtype
-from indexalg.errors import InvalidOperationError
+from indexalg.errors import IndexAlgError, InvalidOperationError
+from indexalg.evaluate import evaluate
 from indexalg.expr import Expr, Integer, Symbol
 from indexalg.printing.triton import TRITON_PREAMBLE, to_triton
 from indexalg_triton.codegen.configs import Config, KernelSource
@@ -94,6 +95,20 @@ class KernelWriter:
                 out[v] = (max(lo, 0), min(hi, o.size - 1))
         return out
 
+    def reused(self, o: Op) -> bool:
+        """Whether other programs or other loads read a pointer load's elements again, so
+        that L2 should keep them (``eviction_policy='evict_last'``, as Inductor decides): its
+        index misses a loop (a broadcast: the same element for every value of that loop) or
+        reads no loop at stride 1 (non-coalesced: the neighbours of each element are read by
+        other lanes or loads, as in pooling's stride-2 windows)."""
+        assert o.index is not None
+        loops = [*self.spec.loops, *([self.spec.reduction] if self.spec.reduction else [])]
+        names = [n for n, size in loops if size > 1]
+        free = {s.payload for s in o.index.free_symbols}
+        if any(n not in free for n in names):
+            return True
+        return not any(_stride(o.index, n) == 1 for n in names)
+
     def decide_dtype(self, exprs: list[Expr], ranges: dict[str, tuple[int, int]],
                      numels: list[int]) -> tuple[str, str]:
         """The index dtype and its reason (:func:`indexalg.decisions.index_dtype`)."""
@@ -126,6 +141,16 @@ class KernelWriter:
         digits = ", ".join(f"{k} = {v}" for k, v in sorted(
             ((str(k), str(v)) for k, v in subst.items())))
         self.emit(f"# loops as digits of the tile axes: {digits}", depth)
+
+
+def _stride(index: Expr, name: str) -> int | None:
+    """The step of ``index`` from ``name`` = 0 to 1, every other symbol 0 (Inductor's stride
+    hint; None when it cannot be evaluated)."""
+    env = {s.payload: 0 for s in index.free_symbols}
+    try:
+        return int(evaluate(index, {**env, name: 1})) - int(evaluate(index, env))
+    except IndexAlgError:
+        return None
 
 
 def _nonneg(ranges: IndexRanges) -> Callable[[Expr], bool]:

@@ -16,8 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CODEGEN_MODULES = ["access.py", "codegen/__init__.py", "codegen/configs.py", "codegen/helpers.py",
                    "codegen/kernel.py", "codegen/memory.py", "codegen/pointwise.py",
-                   "codegen/reduction.py", "codegen/values.py", "codegen/writer.py", "combo.py",
-                   "debug.py", "layout.py", "multikernel.py", "planner.py", "spec.py",
+                   "codegen/reduction.py", "codegen/split.py", "codegen/values.py",
+                   "codegen/writer.py", "combo.py", "debug.py", "layout.py", "multikernel.py", "planner.py", "spec.py",
                    "template.py", "tiling.py"]
 
 # --- the lint ---------------------------------------------------------------------------------
@@ -212,6 +212,12 @@ for name in ["transpose_add", "broadcast_add", "permute3d_add", "strided_views",
     for cfg in default_configs(spec, TD):
         out.append((f"{name} {cfg.describe()}", generate(spec, cfg, kinds=TD).source))
     out.append((f"{name} int64", generate(spec, kinds=TD, index_dtype="int64").source))
+from indexalg_triton.codegen import Config
+out.append(("split col_sum", generate(get("col_sum").spec("medium"),
+                                       Config.of(4, XBLOCK=16, RBLOCK=16, SPLIT=4)).source))
+out.append(("N-D broadcast_add", generate(get("broadcast_add").spec("medium"),
+                                          Config.of(8, False, nd=True, XBLOCK=64,
+                                                    YBLOCK=64)).source))
 b = SpecBuilder("mv", loops=[("x1", 5)], reduction=("r0", 300))
 b.buffer("x", View.of([5, 300]))
 b.buffer("mean", View.of([5]), output=True)

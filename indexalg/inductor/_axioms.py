@@ -1,0 +1,228 @@
+"""The ShapeEnv's axioms (the guards already taken) as facts for indexalg's prover.
+
+``ShapeEnv._maybe_evaluate_static`` decides a claim *under the guards taken so far*: with
+``axioms=None`` it substitutes ``self.axioms`` (``{Eq(Mod(s27, 4), 0): True,
+Ne((s27//4), 1): True, ...}``) into the claim before its range analysis.  A dynamic compile
+asks most of its claims about sizes that only these guards bound (pixel shuffle: ``s27 // (2 *
+(s27 // 4)) >= 1`` needs ``4 | s27`` and ``s27 // 4 >= 2``), so indexalg reads the same facts:
+
+* ``Eq(Mod(s, k), 0)`` (``s`` a size symbol, ``k > 1``): ``s`` is replaced by ``k*q`` with a
+  fresh ``q`` (the least common multiple when there are several);
+* a true comparison of an expression with a constant (``e <= c``, ``c < e``, ``Eq(e, c)``),
+  after that substitution: a bound of ``e`` (a symbol's range, or an expression-keyed fact);
+* ``Ne(e, c)`` where ``c`` is a bound of ``e``: that bound moved by one (repeated, so
+  ``Ne(q, 0)``, ``Ne(q, 1)`` with ``q >= 0`` give ``q >= 2``).
+
+Sound: every fact is a guard the compiled graph already checks, and the ShapeEnv assumes the
+same facts for the same call.  Anything else in the axioms is left out (an assumption less).
+Built once per state of the ShapeEnv (its version counter and the number of axioms).
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import indexalg as ia
+from indexalg.expr import And, Eq, Expr, Integer, Le, Lt, Mod, Ne, Symbol, integer
+
+from . import _convert
+from ._state import Fallback
+
+__all__ = ["EMPTY", "AxiomFacts", "axiom_facts", "clear", "meet"]
+
+Bounds = tuple[int | None, int | None]
+
+
+class AxiomFacts:
+    """What the axioms say: ``subs`` (size symbol -> ``k*q``), ``ranges`` (symbol name ->
+    inclusive bounds, the fresh quotients included) and ``facts`` (expression -> bounds)."""
+
+    __slots__ = ("subs", "ranges", "facts", "key")
+
+    def __init__(
+        self, subs: dict[Expr, Expr], ranges: dict[str, Bounds], facts: dict[Expr, Bounds]
+    ) -> None:
+        self.subs = subs
+        self.ranges = ranges
+        self.facts = facts
+        self.key: tuple[Any, ...] = ()
+        self.rekey()
+
+    def rekey(self) -> None:
+        self.key = (
+            tuple(sorted((k.payload, str(v)) for k, v in self.subs.items())),
+            tuple(sorted(self.ranges.items(), key=lambda kv: kv[0])),
+            tuple(sorted(((str(k), v) for k, v in self.facts.items()), key=lambda kv: kv[0])),
+        )
+
+    def apply(self, e: Expr) -> Expr:
+        return e.subs(self.subs) if self.subs and (e.symbol_set & self.subs.keys()) else e
+
+
+EMPTY = AxiomFacts({}, {}, {})
+_MEMO: dict[int, tuple[Any, tuple[Any, ...], AxiomFacts]] = {}
+
+
+def clear() -> None:
+    _MEMO.clear()
+
+
+def axiom_facts(
+    shape_env: Any,
+    symbol_range: Callable[[Any, Any], Bounds],
+    replace: Callable[[Expr], Expr],
+) -> AxiomFacts:
+    """The facts of ``shape_env.axioms`` (memoised per state of the ShapeEnv).
+
+    ``symbol_range(shape_env, sympy_symbol)`` gives a size symbol's range; ``replace``
+    applies the ShapeEnv's replacements to an indexalg expression."""
+    axioms = getattr(shape_env, "axioms", None)
+    if not axioms:
+        return EMPTY
+    key = (getattr(shape_env, "_version_counter", None), len(axioms))
+    hit = _MEMO.get(id(shape_env))
+    if hit is not None and hit[0]() is shape_env and hit[1] == key:
+        return hit[2]
+    claims: list[Expr] = []
+    for claim, value in axioms.items():
+        if not (value is True or (getattr(value, "is_Boolean", False) and bool(value))):
+            continue
+        try:
+            c = replace(_convert.to_ia(claim))
+        except Fallback:
+            continue
+        claims.extend(c.args if type(c) is And else (c,))  # each conjunct holds
+    out = _build(claims, shape_env, symbol_range)
+    if len(_MEMO) > 64:
+        _MEMO.clear()
+    _MEMO[id(shape_env)] = (weakref.ref(shape_env), key, out)
+    return out
+
+
+def _build(
+    claims: list[Expr], shape_env: Any, symbol_range: Callable[[Any, Any], Bounds]
+) -> AxiomFacts:
+    divisors: dict[Expr, int] = {}
+    for c in claims:
+        found = _divisibility(c)
+        if found is not None:
+            s, k = found
+            divisors[s] = math.lcm(divisors.get(s, 1), k)
+    subs: dict[Expr, Expr] = {}
+    ranges: dict[str, Bounds] = {}
+    for s, k in sorted(divisors.items(), key=lambda kv: kv[0].payload):
+        lo, hi = symbol_range(shape_env, _convert.symbol_for(s.payload))
+        q = Symbol(f"_ia_q{k}_{s.payload}")
+        subs[s] = integer(k) * q
+        ranges[q.payload] = (
+            None if lo is None else -((-lo) // k),
+            None if hi is None else hi // k,
+        )
+    facts: dict[Expr, Bounds] = {}
+    nes: list[tuple[Expr, int]] = []
+    for c in claims:
+        if _divisibility(c) is not None:
+            continue
+        if subs and (c.symbol_set & subs.keys()):
+            c = ia.simplify(c.subs(subs))
+        _read_comparison(c, facts, nes)
+    out = AxiomFacts(subs, ranges, facts)
+    if nes:
+        _apply_ne(out, nes, shape_env, symbol_range)
+    for e in [e for e in facts if type(e) is Symbol]:
+        name = e.payload
+        base = ranges.get(name)
+        if base is None:
+            base = symbol_range(shape_env, _convert.symbol_for(name))
+        ranges[name] = meet(base, facts.pop(e))
+    out.rekey()
+    return out
+
+
+def _divisibility(c: Expr) -> tuple[Expr, int] | None:
+    """``Eq(Mod(s, k), 0)`` as ``(s, k)`` for a symbol ``s`` and an integer ``k > 1``."""
+    if type(c) is not Eq:
+        return None
+    a, b = c.args
+    if type(a) is Integer and type(b) is Mod:
+        a, b = b, a
+    if type(b) is not Integer or b.payload != 0 or type(a) is not Mod:
+        return None
+    s, k = a.args
+    if type(s) is Symbol and type(k) is Integer and k.payload > 1:
+        return s, int(k.payload)
+    return None
+
+
+def meet(a: Bounds, b: Bounds) -> Bounds:
+    lo = a[0] if b[0] is None else b[0] if a[0] is None else max(a[0], b[0])
+    hi = a[1] if b[1] is None else b[1] if a[1] is None else min(a[1], b[1])
+    return (lo, hi)
+
+
+def _read_comparison(c: Expr, facts: dict[Expr, Bounds], nes: list[tuple[Expr, int]]) -> None:
+    kind = type(c)
+    if kind not in (Lt, Le, Eq, Ne):
+        return
+    a, b = c.args
+    if type(a) is Integer and type(b) is not Integer:
+        e, k, const_left = b, int(a.payload), True
+    elif type(b) is Integer and type(a) is not Integer:
+        e, k, const_left = a, int(b.payload), False
+    else:
+        return
+    if kind is Ne:
+        nes.append((e, k))
+        return
+    if kind is Eq:
+        new: Bounds = (k, k)
+    elif kind is Le:
+        new = (k, None) if const_left else (None, k)
+    else:  # Lt
+        new = (k + 1, None) if const_left else (None, k - 1)
+    facts[e] = meet(facts.get(e, (None, None)), new)
+
+
+def _apply_ne(
+    out: AxiomFacts,
+    nes: list[tuple[Expr, int]],
+    shape_env: Any,
+    symbol_range: Callable[[Any, Any], Bounds],
+) -> None:
+    """``Ne(e, c)`` with ``c`` at an end of ``e``'s bounds moves that end by one."""
+    spec: dict[Any, Any] = {}
+    for e, _ in nes:
+        for s in e.symbol_set:
+            if s.payload in out.ranges or s.payload in spec:
+                continue
+            obj = _convert.symbol_for(s.payload)
+            spec[s.payload] = symbol_range(shape_env, obj) if obj is not None else (None, None)
+    spec.update(out.ranges)
+    ranges = ia.as_ranges(spec)
+    pending = sorted(nes, key=lambda ek: (str(ek[0]), ek[1]))
+    for _ in range(4):
+        changed = False
+        for e, k in pending:
+            known = out.facts.get(e)
+            if known is None:
+                known = _int_bounds(ia.bounds(e, ranges))
+            lo, hi = known
+            if lo == k:
+                out.facts[e] = meet(known, (k + 1, None))
+                changed = True
+            elif hi == k:
+                out.facts[e] = meet(known, (None, k - 1))
+                changed = True
+        if not changed:
+            break
+
+
+def _int_bounds(b: Mapping[int, Any] | tuple[Any, Any]) -> Bounds:
+    lo, hi = b[0], b[1]
+    return (
+        lo if isinstance(lo, int) and not isinstance(lo, bool) else None,
+        hi if isinstance(hi, int) and not isinstance(hi, bool) else None,
+    )
