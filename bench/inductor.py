@@ -2,11 +2,15 @@
 
     python -m bench.inductor                       # the TABLE workloads, C++ and Triton paths
     python -m bench.inductor --workloads all --backends cpp --shapes static dynamic
-    python -m bench.inductor --json out.json
+    python -m bench.inductor --backends triton --repeat 3 --clock cpu --json out.json
 
 Each (workload, backend, shape mode, stock | plug-in) compiles in a fresh process with
-caches disabled (``TORCHINDUCTOR_FORCE_DISABLE_CACHES=1``), stock and plug-in alternating
-in one run.  A worker reports: first-call seconds (compile, for C++ also the g++ run), the
+caches disabled (``TORCHINDUCTOR_FORCE_DISABLE_CACHES=1``), ``--repeat`` times per mode,
+stock and plug-in interleaved (stock, plug-in, plug-in, stock, ...); a row gives the median
+seconds and the ratio of the minima.  ``--clock cpu`` counts CPU seconds of the compiling
+process and of g++ (one compile thread, so g++ is a waited-for child), steadier than wall
+time on a loaded machine.  ``INDEXALG_BENCH_DUMP=DIR`` writes every kernel's source.
+A worker reports: first-call seconds (compile, for C++ also the g++ run), the
 seconds inside index arithmetic (``bench.inductor_timing``: the covered entry points, and
 the rest), the plug-in's counters, the div/mod count of every generated kernel (from its
 source), and whether the output equals eager (C++; the Triton path only generates code on

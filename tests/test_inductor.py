@@ -382,3 +382,26 @@ def test_stock_zone_gives_inductors_answers_inside_tiling(monkeypatch):
             _zones.DEPTH[0] -= 1
     assert vars(SIMDScheduling)["select_tiling"] is raw
     assert plug.counters()["maybe_evaluate_static"]["fallbacks"] == {"stock_zone": 1}
+
+
+def test_unchanged_index_comes_back_in_inductors_expanded_form(installed, syms):
+    """Inductor's own answer is SizeVarAllocator.simplify's expanded form, never the input as
+    given; its stride and tiling analyses read that form (an unexpanded ``s0*(2*q1 + 1)``
+    changed a CUDA pooling kernel's tiling and added two divisions)."""
+    from torch._inductor.sizevars import SizeVarAllocator
+    from torch.utils._sympy.functions import FloorDiv
+
+    x, y, s0, env, _Allocator = syms
+    q = sympy.Symbol("q", integer=True, nonnegative=True)
+    sv = SizeVarAllocator(env)
+    stock = SizeVarAllocator._simplify_with_ranges.__wrapped_original__
+    cases = [
+        (q * s0 * 7 + 2 * x + s0 * (2 * y + 1), {q: 3, x: s0, y: 5}),
+        (q * (FloorDiv(s0 - 1, 2) + 1) * (FloorDiv(s0, 2) + 1) + x, {q: 3, x: s0}),
+        (x + 3 * y, {x: 3, y: 5}),
+    ]
+    for e, vr in cases:
+        want = stock(SizeVarAllocator(env), e, vr)
+        got = sv.simplify_with_ranges(e, vr)
+        assert got == want, (e, got, want)
+    assert plug.counters()["simplify_with_ranges"]["answered"] == len(cases)

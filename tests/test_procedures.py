@@ -92,6 +92,8 @@ CASES = [
          " + ModularIndexing(x, 1, (s0 - 3) // 2 + 1)", {"s0": (3, 16), "x": (0, 200)}, "x"),
     Case("join_split_dims", "y + 3*(x // (s0 + 1)) + 3*s0*(x // (s0 + 1))"
          " + 3*ModularIndexing(x, 1, s0 + 1)", {"s0": (0, 8), "x": (0, 200), "y": 4}, "3*x + y"),
+    Case("join_split_dims", "y + 4*(s0 // 4)*(x // (s0 // 4)) + 4*ModularIndexing(x, 1, s0 // 4)",
+         {"s0": (0, 12), "x": (0, 40)}, "y + 4*(x // 1)"),
     Case("join_split_dims", "2*(x // (4*s0 + 4)) + 2*s0*(x // (4*s0 + 4))"
          " + 2*ModularIndexing(x, 4, s0 + 1)", {"s0": (0, 8), "x": (0, 200)}, "2*(x // 4)"),
     Case("open_factors", "(x // 2)*Max(1, s0 - 2) - s0*(x // 2)", {"s0": (3, None)}, "-2*(x // 2)"),

@@ -84,6 +84,11 @@ CASES = [
     Case("CeilDiv(ModularIndexing(2*x, 1, 4), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 2)",
          99),
     Case("CeilDiv(3*Mod(x + 3, 3), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 3)", 99),
+    # (the dynamic-shape corpus) a quotient joins its remainder where only the remainder's
+    # definedness proves the divisor positive
+    Case("y + 4*(s0 // 4)*(x // (s0 // 4)) + 4*ModularIndexing(x, 1, s0 // 4)",
+         {"s0": (2, None), "s1": (2, None), "x": (0, "s1*(s0 // 4) - 1"), "y": (0, 3)},
+         "4*x + y", 16),
 ]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from indexalg.errors import InteropError
-from indexalg.expr import Expr, Symbol, add, mul
+from indexalg.expr import Add, Expr, Mul, Symbol, add, mul
 from indexalg.interop.sympy import (
     TO_TORCH_TABLE,
     _FromSympy,
@@ -30,7 +30,7 @@ from indexalg.interop.sympy import (
 
 from ._state import Fallback
 
-__all__ = ["to_ia", "to_torch", "clear", "symbol_for", "MEMO_LIMIT"]
+__all__ = ["to_ia", "to_torch", "clear", "is_faithful", "symbol_for", "MEMO_LIMIT"]
 
 #: Entries per memo before it is emptied (a compile of a large model meets a few thousand).
 MEMO_LIMIT = 200_000
@@ -55,6 +55,7 @@ class _Builder(_ToSympy):
 
 
 def clear() -> None:
+    _FAITHFUL.clear()
     _FROM.clear()
     _TO.clear()
     _SYMBOLS.clear()
@@ -118,9 +119,53 @@ def _convert(s: Any) -> Expr:
     except Fallback:
         _FX.clear()
         raise
+    if len(_FAITHFUL) >= MEMO_LIMIT:
+        _FAITHFUL.clear()
     for obj, node in new:
-        _TO.setdefault(node, obj)
+        if _faithful(obj, node):
+            _FAITHFUL.add(obj)
+            _TO.setdefault(node, obj)
     return e
+
+
+#: sympy objects whose own structure is their indexalg node's (a sum of the same terms, a
+#: product of the same factors, the same function of the same arguments), all the way down
+_FAITHFUL: set[Any] = set()
+
+#: sympy / torch function name -> the indexalg node kind it converts to structurally
+_SAME_KIND = {
+    "FloorDiv": "FloorDiv",
+    "ModularIndexing": "ModularIndexing",
+    "CleanDiv": "CleanDiv",
+    "PythonMod": "Mod",
+    "Mod": "Mod",
+    "Min": "Min",
+    "Max": "Max",
+    "Where": "Where",
+}
+
+
+def is_faithful(s: Any) -> bool:
+    """Whether the sympy object ``s`` already has the form of its indexalg node: Inductor's
+    own object is then the answer for that node.  Not so for ``s0*(2*q1 + 1)`` (indexalg's
+    node is the expanded ``2*q1*s0 + s0``, the form ``SizeVarAllocator.simplify`` gives and
+    Inductor's stride and tiling analyses read) nor for ``x**2``."""
+    return s in _FAITHFUL
+
+
+def _faithful(obj: Any, node: Expr) -> bool:
+    args = obj.args
+    if not args:
+        return True
+    if any(a not in _FAITHFUL for a in args):
+        return False
+    kind = type(node)
+    if obj.is_Add:
+        return kind is Add and len(args) == len(node.args) + (node.payload != 0)
+    if obj.is_Mul:
+        return kind is Mul and len(args) == len(node.args) + (node.payload != 1)
+    want = _SAME_KIND.get(type(obj).__name__)
+    return want == kind.__name__ and len(args) == len(node.args)
 
 
 class _FastFromSympy(_FromSympy):

@@ -297,8 +297,11 @@ def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges:
         _RANGES[key] = ranges
     st.convert_seconds += clock() - t0
     out = ia.simplify(e, ranges)
-    if out is e0:
+    if out is e0 and _convert.is_faithful(expr):
         return expr
+    # Inductor's own answer is never the input as given but SizeVarAllocator.simplify's
+    # expanded form of it (s0*(2*q1 + 1) -> 2*q1*s0 + s0), which its stride and tiling
+    # analyses read: indexalg's node is that form, so it is built even when unchanged
     _check_printable(out, e0, ranges)
     loops = frozenset(k.payload for k in map(_convert.to_ia, var_ranges) if type(k) is Symbol)
     if _divmod_weight(out, loops) > _divmod_weight(e0, loops):

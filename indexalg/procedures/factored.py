@@ -91,9 +91,9 @@ def _costly(e: Expr) -> bool:
 
 def rebuild_product(driver: Driver, e: Expr, new: tuple[Expr, ...]) -> Expr:
     """``e`` with its operands replaced by their simplified forms ``new`` (``e.rebuild``).
-    For a product where a Min/Max operand simplified to a sum that expanding would multiply
-    into a division or a Min/Max, both forms are simplified and the cheaper by :func:`cost`
-    is returned (the expansion on ties)."""
+    For a product where a Min/Max operand simplified to a sum and an operand holds a
+    division or a Min/Max (which the expansion would copy), both forms are simplified and
+    the cheaper by :func:`cost` is returned (the expansion on ties)."""
     expanded = e.rebuild(new)
     if type(e) is not Mul or type(expanded) is not Add:
         return expanded
@@ -109,8 +109,8 @@ def rebuild_product(driver: Driver, e: Expr, new: tuple[Expr, ...]) -> Expr:
                 any_kept = True
     if not any_kept:
         return expanded
-    if not any(_costly(f) for f, g in zip(kept, new) if f is g):
-        return expanded
+    if not any(_costly(g) for g in new):
+        return expanded  # the expansion copies no division (nor a Min/Max)
     product = e.rebuild(tuple(kept))
     out_kept = driver.visit_new(product)
     out_expanded = driver.visit_new(expanded)

@@ -34,6 +34,10 @@ class _Digit(NamedTuple):
     base: Expr  # x
     d: Expr
     m: Expr | None  # None: a floor division (no upper digit bound)
+    #: d >= 1 proven (a ModularIndexing's always is, where it is defined); a floor division
+    #: by d not proven positive still joins a remainder ModularIndexing(x, d0, m) with
+    #: d0*m == d, whose definedness makes d positive
+    positive: bool = True
 
 
 def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
@@ -47,12 +51,13 @@ def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
             tf = type(f)
             if j and f is factors[j - 1]:
                 continue  # a repeated factor offers the same reading
-            if tf is ModularIndexing or (tf is FloorDiv and _positive(f.args[1], ctx)):
+            if tf is ModularIndexing or tf is FloorDiv:
                 scale = mul(coeff, *factors[:j], *factors[j + 1 :])
                 if tf is ModularIndexing:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], f.args[2]))
                 else:
-                    out.append(_Digit(i, scale, f.args[0], f.args[1], None))
+                    positive = _positive(f.args[1], ctx)
+                    out.append(_Digit(i, scale, f.args[0], f.args[1], None, positive))
     return out
 
 
@@ -105,6 +110,7 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
     joined_sum = _join_sum_modulus(e, digits)
     if joined_sum is not None:
         return joined_sum
+    digits = [g for g in digits if g.positive]
     # s*(x // 2) + s*MI(x, 1, 2) == s*((x + 1) // 2): the two halves of an interleave
     for lo in digits:
         if lo.m is not _TWO or lo.d is not _ONE:
