@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 CORE := $(VENV)/.core-installed
 DEV := $(VENV)/.dev-installed
 
-.PHONY: demo test lint typecheck unit docs
+.PHONY: demo test lint typecheck unit test-compiled compiled docs
 
 $(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,16 @@ typecheck: $(DEV)
 unit: $(DEV)
 	$(PY) -m pytest -m "not slow"
 
-test: lint typecheck unit
+# The optional compiled build (mypyc; scripts/build_compiled.py) in build/compiled: the core
+# tests run against it too (the pure package, tested by `unit`, stays the reference).
+test-compiled: $(DEV)
+	$(PY) scripts/build_compiled.py --out build/compiled --test
+
+# The compiled wheel: build/compiled/dist/indexalg-*.whl
+compiled: $(DEV)
+	$(PY) scripts/build_compiled.py --out build/compiled --wheel
+
+test: lint typecheck unit test-compiled
 
 docs: $(DEV)
 	$(VENV)/bin/mkdocs build --strict

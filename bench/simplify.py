@@ -851,6 +851,8 @@ CLOCKS: dict[str, Callable[[], int]] = {
 
 WORKERS: dict[str, Callable[[Sequence[Case], str], list[CaseResult]]] = {
     "indexalg": _worker_indexalg,
+    # the same worker, run with the compiled build first on sys.path (see main, --compiled)
+    "indexalg-compiled": _worker_indexalg,
     "inductor": _worker_inductor,
     "tvm": _worker_tvm,
 }
@@ -866,6 +868,9 @@ class System:
     warm: str
     #: the module the system needs; a system whose module is not installed is left out
     requires: str
+    #: another build of indexalg (the compiled one): a row of its own, left out of the
+    #: comparisons between systems
+    variant: bool = False
 
 
 SYSTEMS: tuple[System, ...] = (
@@ -881,6 +886,26 @@ SYSTEMS: tuple[System, ...] = (
     ),
     System("tvm", "TVM Analyzer.simplify", "build+simplify", "simplify again", "tvm"),
 )
+
+#: The compiled build (scripts/build_compiled.py) as a row of its own (``--compiled DIR``).
+COMPILED = System(
+    "indexalg-compiled",
+    "indexalg (compiled)",
+    "cold (fresh process)",
+    "warm (2nd pass)",
+    "indexalg",
+    variant=True,
+)
+
+
+def use_compiled(path: str) -> None:
+    """Put the compiled build at ``path`` first on ``sys.path`` (before indexalg is imported)
+    and check that it is the one imported."""
+    sys.path.insert(0, str(Path(path).resolve()))
+    import indexalg.expr
+
+    if indexalg.expr.__file__ is None or indexalg.expr.__file__.endswith(".py"):
+        raise SystemExit(f"--compiled {path}: indexalg.expr is not compiled there")
 
 
 def available_systems(*, tvm: bool = True, inductor: bool = True) -> list[System]:
@@ -1011,7 +1036,7 @@ class Benchmark:
                 f"{med:.2f}x (median), {mean:.2f}x (mean) TVM's time: "
                 f"{_met(max(med, mean) <= 3)}"
             )
-        others = [r for r in self.reports if r is not base]
+        others = [r for r in self.reports if r is not base and not r.system.variant]
         if others:
             totals = {r.system.key: r.totals(common) for r in others}
             left = ", ".join(
@@ -1056,6 +1081,7 @@ class Benchmark:
         out.append(
             f"issue 13: warm <= 5 µs median: {warm.median_us:.1f} µs: {_met(warm.median_us <= 5)}"
         )
+        out += self._compiled_lines(cold, tvm, ind)
         for rep in (tvm, ind):
             if rep is None:
                 continue
@@ -1063,6 +1089,35 @@ class Benchmark:
             out.append(
                 f"issue 13: div/mod left <= {rep.system.key}'s on every expression: more on "
                 f"{more}: {_met(more == 0)}"
+            )
+        return out
+
+    def _compiled_lines(
+        self, cold: Summary, tvm: SystemReport | None, ind: SystemReport | None
+    ) -> list[str]:
+        """The compiled build's timing against the pure build's and TVM's."""
+        comp = self.report(COMPILED.key)
+        if comp is None:
+            return []
+        common = self.common()
+        c, w = comp.timing("cold_ns", common), comp.timing("warm_ns", common)
+        out = [
+            f"compiled build: cold median {c.median_us:.1f} µs, mean {c.mean_us:.1f} µs "
+            f"({_ratio(cold, c)} the pure build's speed), warm median {w.median_us:.1f} µs"
+        ]
+        if tvm is not None:
+            t = tvm.timing("cold_ns", common)
+            ok = c.median_us <= t.median_us and c.mean_us <= t.mean_us
+            out.append(
+                f"issue 13 (compiled build): cold <= TVM build+simplify: median "
+                f"{c.median_us:.1f} vs {t.median_us:.1f} µs, mean {c.mean_us:.1f} vs "
+                f"{t.mean_us:.1f} µs: {_met(ok)}"
+            )
+        if ind is not None and c.mean_us > 0:
+            ratio = ind.timing("cold_ns", common).mean_us / c.mean_us
+            out.append(
+                f"issue 13 (compiled build): >= 150x Inductor cold on the mean: {ratio:.0f}x: "
+                f"{_met(ratio >= 150)}"
             )
         return out
 
@@ -1074,7 +1129,7 @@ class Benchmark:
             return []
         out = []
         for rep in self.reports:
-            if rep is base:
+            if rep is base or rep.system.variant:
                 continue
             fewer = sum(base.counts[i].divmod < rep.counts[i].divmod for i in common)
             more = sum(base.counts[i].divmod > rep.counts[i].divmod for i in common)
@@ -1092,7 +1147,7 @@ class Benchmark:
             return []
         out: list[str] = []
         for rep in self.reports:
-            if rep is base:
+            if rep is base or rep.system.variant:
                 continue
             rows: list[tuple[int, int]] = []
             for i in self.common():
@@ -1174,6 +1229,7 @@ def run_benchmark(
     clock: str = "wall",
     profile: bool = False,
     timeout_s: float = 1800,
+    compiled: str | None = None,
     log: Callable[[str], None] = lambda s: None,
 ) -> Benchmark:
     """Run ``systems`` on ``cases`` (each in a fresh interpreter unless ``in_process``) and
@@ -1192,7 +1248,8 @@ def run_benchmark(
         else:
             data = run_worker(
                 "bench.simplify",
-                ["--worker", sysm.key, "--clock", clock],
+                ["--worker", sysm.key, "--clock", clock]
+                + (["--compiled", compiled] if sysm.variant and compiled else []),
                 payload,
                 timeout_s=timeout_s,
                 cwd=ROOT,
@@ -1387,6 +1444,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-inductor", action="store_true")
     p.add_argument("--profile", action="store_true", help="cProfile indexalg's cold pass")
     p.add_argument(
+        "--compiled",
+        metavar="DIR",
+        help="also time the compiled build in DIR (scripts/build_compiled.py: build/compiled/src)",
+    )
+    p.add_argument(
         "--examples",
         type=int,
         default=5,
@@ -1405,6 +1467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", dest="dst", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
+        if args.compiled:
+            use_compiled(args.compiled)
         return _worker_main(args.worker, args.src, args.dst, args.clock)
 
     def log(msg: str) -> None:
@@ -1412,6 +1476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cases, source = load_cases(args, log)
     systems = available_systems(tvm=not args.no_tvm, inductor=not args.no_inductor)
+    if args.compiled:
+        systems.insert(1, COMPILED)
     bench = run_benchmark(
         cases,
         systems,
@@ -1420,6 +1486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         profile=args.profile,
         clock=args.clock,
+        compiled=args.compiled,
         log=log,
     )
     command = "python -m bench.simplify" + "".join(

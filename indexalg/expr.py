@@ -29,7 +29,7 @@ import keyword
 import operator
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, TypeVar, Union
 
 from indexalg._bigint import int_summary
 from indexalg.errors import DepthError, DivisionByZeroError, ExprTypeError, InvalidOperationError
@@ -70,7 +70,11 @@ __all__ = [
     "MAX_DEPTH",
 ]
 
-ExprLike = Union["Expr", int]
+#: What the constructors and operators take: an expression, an int, or any integer-like
+#: object (``__index__``: numpy integers), as :func:`as_expr` converts them.  (``SupportsIndex``
+#: also keeps the runtime argument check of the optional compiled build from rejecting a value
+#: before :func:`as_expr` can raise its own error.)
+ExprLike = Union["Expr", int, SupportsIndex]
 _NO_SYMBOLS: frozenset[Any] = frozenset()
 SortKey = tuple[Any, ...]
 
@@ -99,6 +103,24 @@ def set_text_printer(printer: Callable[[Expr], str]) -> None:
     """Install the function ``str(expr)`` calls (done once by :mod:`indexalg.printing.text`)."""
     _TEXT_PRINTER[0] = printer
 
+
+_C = TypeVar("_C", bound=type)
+
+
+def _python_class(cls: _C) -> _C:
+    """Marks a node class (returns it unchanged).
+
+    The node classes must stay ordinary Python classes in the optional compiled build
+    (scripts/build_compiled.py): interning needs weak references to nodes and allocates them
+    with ``object.__new__`` outside ``__new__``, and mypyc's native classes support neither.
+    mypyc compiles a class with a decorator it does not know as a Python class (its methods
+    still compiled), so this no-op decorator is the whole mechanism; the pure package is
+    unaffected.
+    """
+    return cls
+
+
+@_python_class
 class Expr:
     """An interned expression node.
 
@@ -413,13 +435,14 @@ def _bool_operand(value: object, what: str) -> Expr:
 # Atoms
 
 
+@_python_class
 class Integer(Expr):
     """An integer literal (unbounded)."""
 
     __slots__ = ()
     rank = 0
 
-    def __new__(cls, value: int) -> Integer:  # type: ignore[misc]
+    def __new__(cls, value: int) -> Expr:  # type: ignore[misc]
         return as_expr(value)  # type: ignore[return-value]
 
     @property
@@ -444,6 +467,7 @@ def integer(value: int) -> Expr:
 _SMALL.extend(_intern(Integer, (), v) for v in range(-5, 257))
 
 
+@_python_class
 class Symbol(Expr):
     """A named integer variable; its range comes from context, never from the node."""
 
@@ -475,6 +499,7 @@ def _symbol(name: str) -> Expr:
     return _intern(Symbol, (), name)
 
 
+@_python_class
 class Wild(Expr):
     """A pattern variable in a rewrite rule: ``Wild("x")`` matches any integer expression,
     ``Wild("c1", const=True)`` matches only integer literals."""
@@ -513,6 +538,7 @@ def symbols(names: str) -> tuple[Expr, ...]:
 # Sums and products (canonical form)
 
 
+@_python_class
 class Add(Expr):
     """``t1 + t2 + ... + const``: terms with distinct monomials, sorted; ``payload`` is the
     integer constant.  At least two summands (counting a non-zero constant)."""
@@ -520,7 +546,7 @@ class Add(Expr):
     __slots__ = ()
     rank = 10
 
-    def __new__(cls, *operands: ExprLike) -> Add:  # type: ignore[misc]
+    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
         return add(*operands)  # type: ignore[return-value]
 
     @property
@@ -532,6 +558,7 @@ class Add(Expr):
         return add(self.payload, *args)
 
 
+@_python_class
 class Mul(Expr):
     """``coeff * f1 * f2 * ...``: ``payload`` is the integer coefficient, ``args`` the sorted
     non-integer, non-sum factors (repeats kept).  ``2*x`` is ``Mul`` with coefficient 2."""
@@ -539,7 +566,7 @@ class Mul(Expr):
     __slots__ = ()
     rank = 11
 
-    def __new__(cls, *operands: ExprLike) -> Mul:  # type: ignore[misc]
+    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
         return mul(*operands)  # type: ignore[return-value]
 
     @property
@@ -789,6 +816,7 @@ def _floordiv_int(a: int, b: int) -> int:
     return a // b
 
 
+@_python_class
 class _Binary(Expr):
     __slots__ = ()
 
@@ -796,13 +824,14 @@ class _Binary(Expr):
         return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
 
 
+@_python_class
 class FloorDiv(_Binary):
     """``FloorDiv(a, b)`` = ⌊a / b⌋ (Python ``//``); b = 0 is an error."""
 
     __slots__ = ()
     rank = 20
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> FloorDiv:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls.make(a, b)  # type: ignore[return-value]
 
     @staticmethod
@@ -817,13 +846,14 @@ class FloorDiv(_Binary):
         return _intern(FloorDiv, (x, y), None)
 
 
+@_python_class
 class Mod(_Binary):
     """``Mod(a, b)`` = a − b·⌊a / b⌋ (Python ``%``: the sign of b); b = 0 is an error."""
 
     __slots__ = ()
     rank = 21
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Mod:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls.make(a, b)  # type: ignore[return-value]
 
     @staticmethod
@@ -838,13 +868,14 @@ class Mod(_Binary):
         return _intern(Mod, (x, y), None)
 
 
+@_python_class
 class CeilDiv(_Binary):
     """``CeilDiv(a, b)`` = ⌈a / b⌉ for any sign of b (= −⌊−a / b⌋); b = 0 is an error."""
 
     __slots__ = ()
     rank = 22
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> CeilDiv:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls.make(a, b)  # type: ignore[return-value]
 
     @staticmethod
@@ -859,6 +890,7 @@ class CeilDiv(_Binary):
         return _intern(CeilDiv, (x, y), None)
 
 
+@_python_class
 class CleanDiv(_Binary):
     """``CleanDiv(a, b)`` evaluates as ⌊a / b⌋; its producer asserted that b divides a.
     Rules may rely on that assertion only where it is proven."""
@@ -866,7 +898,7 @@ class CleanDiv(_Binary):
     __slots__ = ()
     rank = 23
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> CleanDiv:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls.make(a, b)  # type: ignore[return-value]
 
     @staticmethod
@@ -881,6 +913,7 @@ class CleanDiv(_Binary):
         return _intern(CleanDiv, (x, y), None)
 
 
+@_python_class
 class ModularIndexing(Expr):
     """``ModularIndexing(a, d, m)`` = ``(a // d) % m`` (Python semantics), defined only for
     d ≥ 1 and m ≥ 1; its value lies in [0, m)."""
@@ -890,7 +923,7 @@ class ModularIndexing(Expr):
 
     def __new__(  # type: ignore[misc]
         cls, a: ExprLike, d: ExprLike, m: ExprLike
-    ) -> ModularIndexing:
+    ) -> Expr:
         return cls.make(a, d, m)  # type: ignore[return-value]
 
     @staticmethod
@@ -918,6 +951,7 @@ class ModularIndexing(Expr):
 # Min / Max
 
 
+@_python_class
 class _MinMax(Expr):
     __slots__ = ()
     _pick: ClassVar[Any]
@@ -950,6 +984,7 @@ class _MinMax(Expr):
         return _intern(cls, tuple(items), None)
 
 
+@_python_class
 class Min(_MinMax):
     """The least of its arguments (n-ary, arguments sorted and distinct)."""
 
@@ -957,7 +992,7 @@ class Min(_MinMax):
     rank = 30
     _pick = min
 
-    def __new__(cls, *operands: ExprLike) -> Min:  # type: ignore[misc]
+    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
         return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
@@ -965,6 +1000,7 @@ class Min(_MinMax):
         return cls._make(operands)
 
 
+@_python_class
 class Max(_MinMax):
     """The greatest of its arguments (n-ary, arguments sorted and distinct)."""
 
@@ -972,7 +1008,7 @@ class Max(_MinMax):
     rank = 31
     _pick = max
 
-    def __new__(cls, *operands: ExprLike) -> Max:  # type: ignore[misc]
+    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
         return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
@@ -984,6 +1020,7 @@ class Max(_MinMax):
 # Claims
 
 
+@_python_class
 class BoolConst(Expr):
     """The literal claims ``True`` and ``False``."""
 
@@ -1010,6 +1047,7 @@ def _boolc(v: bool) -> Expr:
     return true if v else false
 
 
+@_python_class
 class _Compare(Expr):
     __slots__ = ()
     is_bool = True
@@ -1046,6 +1084,7 @@ def _ne(a: int, b: int) -> bool:
     return a != b
 
 
+@_python_class
 class Lt(_Compare):
     """The claim ``a < b`` (``a > b`` is built as ``Lt(b, a)``)."""
 
@@ -1053,7 +1092,7 @@ class Lt(_Compare):
     rank = 41
     _op = staticmethod(_lt)
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Lt:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
@@ -1061,6 +1100,7 @@ class Lt(_Compare):
         return cls._make(a, b)
 
 
+@_python_class
 class Le(_Compare):
     """The claim ``a <= b`` (``a >= b`` is built as ``Le(b, a)``)."""
 
@@ -1068,7 +1108,7 @@ class Le(_Compare):
     rank = 42
     _op = staticmethod(_le)
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Le:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
@@ -1076,6 +1116,7 @@ class Le(_Compare):
         return cls._make(a, b)
 
 
+@_python_class
 class Eq(_Compare):
     """The claim ``a == b`` (arguments in structural order)."""
 
@@ -1084,7 +1125,7 @@ class Eq(_Compare):
     _op = staticmethod(_eq)
     symmetric = True
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Eq:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
@@ -1092,6 +1133,7 @@ class Eq(_Compare):
         return cls._make(a, b)
 
 
+@_python_class
 class Ne(_Compare):
     """The claim ``a != b`` (arguments in structural order)."""
 
@@ -1100,7 +1142,7 @@ class Ne(_Compare):
     _op = staticmethod(_ne)
     symmetric = True
 
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Ne:  # type: ignore[misc]
+    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
@@ -1108,6 +1150,7 @@ class Ne(_Compare):
         return cls._make(a, b)
 
 
+@_python_class
 class _Junction(Expr):
     __slots__ = ()
     is_bool = True
@@ -1137,6 +1180,7 @@ class _Junction(Expr):
         return _intern(cls, tuple(items), None)
 
 
+@_python_class
 class And(_Junction):
     """Conjunction of claims (n-ary, sorted, distinct)."""
 
@@ -1144,7 +1188,7 @@ class And(_Junction):
     rank = 50
     _unit = 1
 
-    def __new__(cls, *operands: Any) -> And:  # type: ignore[misc]
+    def __new__(cls, *operands: Any) -> Expr:  # type: ignore[misc]
         return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
@@ -1152,6 +1196,7 @@ class And(_Junction):
         return cls._make(operands)
 
 
+@_python_class
 class Or(_Junction):
     """Disjunction of claims (n-ary, sorted, distinct)."""
 
@@ -1159,7 +1204,7 @@ class Or(_Junction):
     rank = 51
     _unit = 0
 
-    def __new__(cls, *operands: Any) -> Or:  # type: ignore[misc]
+    def __new__(cls, *operands: Any) -> Expr:  # type: ignore[misc]
         return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
@@ -1167,6 +1212,7 @@ class Or(_Junction):
         return cls._make(operands)
 
 
+@_python_class
 class Not(Expr):
     """Negation of a claim."""
 
@@ -1174,7 +1220,7 @@ class Not(Expr):
     rank = 52
     is_bool = True
 
-    def __new__(cls, a: Any) -> Not:  # type: ignore[misc]
+    def __new__(cls, a: Any) -> Expr:  # type: ignore[misc]
         return cls.make(a)  # type: ignore[return-value]
 
     @staticmethod
@@ -1188,13 +1234,14 @@ class Not(Expr):
         return Not.make(args[0])
 
 
+@_python_class
 class Where(Expr):
     """``Where(c, a, b)``: a where the claim c holds, else b (integer-valued)."""
 
     __slots__ = ()
     rank = 60
 
-    def __new__(cls, c: Any, a: ExprLike, b: ExprLike) -> Where:  # type: ignore[misc]
+    def __new__(cls, c: Any, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
         return cls.make(c, a, b)  # type: ignore[return-value]
 
     @staticmethod

@@ -311,10 +311,12 @@ def clear_results() -> None:
     _RESULTS.clear()
 
 
-def cached_simplify(e: Expr | str, ranges: RangesLike) -> Expr | None:
+def cached_simplify(e: object, ranges: RangesLike) -> Expr | None:
     """The memoised result of the default simplification of ``e`` under ``ranges``, or
     None when there is none (the caller then simplifies).  Ranges are normalised first, so
-    invalid ranges raise as the full call would."""
+    invalid ranges raise as the full call would.  ``e`` is whatever the caller was given
+    (typed ``object``: in the compiled build a narrower type would be checked on entry, and a
+    wrong value would raise ``TypeError`` here instead of the caller's own error)."""
     r = ranges if type(ranges) is Ranges else normalised_ranges(ranges)
     x = parse(e) if type(e) is str else e
     if not isinstance(x, Expr):

@@ -25,6 +25,11 @@ class Infinity:
     def __repr__(self) -> str:
         return "inf" if self.sign > 0 else "-inf"
 
+    def __reduce__(self) -> tuple[type[Infinity], tuple[int]]:
+        # pickle and copy rebuild by the constructor (the compiled build's class has no
+        # constructor-less path)
+        return (Infinity, (self.sign,))
+
     def __hash__(self) -> int:
         return hash(("Infinity", self.sign))
 
@@ -62,7 +67,13 @@ class Infinity:
             raise ArithmeticError("inf - inf has no value")
         return self
 
-    __radd__ = __add__
+    # __radd__ and __rmul__ are written out, not aliased (``__radd__ = __add__``): the optional
+    # compiled build (scripts/build_compiled.py) compiles this class, and mypyc does not
+    # support aliased methods.
+    def __radd__(self, other: Num) -> Infinity:
+        if isinstance(other, Infinity) and other.sign != self.sign:
+            raise ArithmeticError("inf - inf has no value")
+        return self
 
     def __sub__(self, other: Num) -> Infinity:
         return self + (-other)
@@ -76,7 +87,11 @@ class Infinity:
             raise ArithmeticError("0 * inf has no value")
         return self if s > 0 else -self
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Num) -> Infinity:
+        s = other.sign if isinstance(other, Infinity) else (other > 0) - (other < 0)
+        if s == 0:
+            raise ArithmeticError("0 * inf has no value")
+        return self if s > 0 else -self
 
 
 #: A numeric bound: an int, or ``NEG_INF`` / ``INF`` for an unbounded side.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,3 +20,11 @@ class Procedure:
     applies_to: tuple[type[Expr], ...]
     fn: Callable[[Expr, Context], Expr | None]
     doc: str = ""
+
+
+def _module_doc(module: str) -> str:
+    """The docstring of the module named ``module`` ("" where it has none: the modules of the
+    optional compiled build keep no docstrings, and a module compiled with mypyc cannot read
+    its own ``__doc__``)."""
+    m = sys.modules.get(module)
+    return (m.__doc__ if m is not None else None) or ""

@@ -32,7 +32,7 @@ from indexalg.expr import (
     mul,
 )
 from indexalg.poly import divide_exact, split_terms
-from indexalg.procedures.base import Procedure
+from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["DIVSUM_PROCEDURES"]
 
@@ -201,7 +201,7 @@ def _below(b: Expr, d: Expr, ctx: Context) -> bool:
 
 
 DIVSUM_PROCEDURES = (
-    Procedure("floordiv_of_sum", (FloorDiv,), floordiv_of_sum, __doc__ or ""),
+    Procedure("floordiv_of_sum", (FloorDiv,), floordiv_of_sum, _module_doc(__name__)),
     Procedure("ceildiv_of_sum", (CeilDiv,), ceildiv_of_sum),
     Procedure("mod_of_sum", (Mod,), mod_of_sum),
     Procedure("modular_indexing_of_sum", (ModularIndexing,), modular_indexing_of_sum),

@@ -23,7 +23,7 @@ from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
 from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, _make_term, add, mul
 from indexalg.poly import divide_exact, term_factors
-from indexalg.procedures.base import Procedure
+from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
 
@@ -162,4 +162,4 @@ def _join_sum_modulus(e: Expr, digits: list[_Digit]) -> Expr | None:
     return None
 
 
-JOIN_PROCEDURES = (Procedure("join_split_dims", (Add,), join_split_dims, __doc__ or ""),)
+JOIN_PROCEDURES = (Procedure("join_split_dims", (Add,), join_split_dims, _module_doc(__name__)),)
