@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from indexalg.analysis import bounds, decide
 from indexalg.analysis.context import context_for
+from indexalg.analysis.interval import interval
 from indexalg.analysis.refine import empty_domain
 from indexalg.errors import (
     ExprTypeError,
@@ -645,21 +646,32 @@ _TOO_LARGE = object()
 def _enumerate_optimum(
     e: Expr, syms: tuple[Expr, ...], r: Ranges, *, maximise: bool
 ) -> object:
-    """The optimum over a small domain of numeric ranges by evaluation; None when no point
-    is defined; ``_TOO_LARGE`` when the domain is not small and numeric."""
+    """The optimum over a small domain by evaluation; None when no point is defined;
+    ``_TOO_LARGE`` when the domain is not small.  A symbol with a symbolic range
+    (``x in [s0 - 3, 0]``) is enumerated over its numeric interval and the points outside
+    the ranges (or outside a range keyed by an expression) are skipped."""
     spans: list[tuple[str, int, int]] = []
     size = 1
+    ctx = None
     for s in syms:
         lo, hi = r.get_bounds(s)
-        if type(lo) is not Integer or type(hi) is not Integer:
-            return _TOO_LARGE
-        a, b = lo.payload, hi.payload
+        if type(lo) is Integer and type(hi) is Integer:
+            a, b = lo.payload, hi.payload
+        else:
+            ctx = ctx or context_for(r)
+            na, nb = interval(s, ctx)
+            if type(na) is not int or type(nb) is not int:
+                return _TOO_LARGE
+            a, b = na, nb
         size *= max(b - a + 1, 0)
         if size > _MAX_ENUMERATED:
             return _TOO_LARGE
         spans.append((s.payload, a, b))
+    check = ctx is not None or bool(r.facts)
     best: int | None = None
     for point in _points(spans):
+        if check and not in_ranges(point, r):
+            continue
         try:
             v = _int_value(e, point)
         except IndexAlgError:

@@ -201,3 +201,17 @@ def test_symbolic_fact() -> None:
 def test_bad_range_keys(key: str) -> None:
     with pytest.raises(ia.RangeError):
         ia.as_ranges({key: 4})
+
+
+def test_exact_bounds_enumerate_small_symbolic_domains() -> None:
+    # x in [s0 - 3, 0], s0 in [1, 4]: ten points, but a symbolic range; with a constant
+    # beyond Z3's search the answer fell back to the interval bound (-10**400 + 1, loose)
+    # instead of the exact -10**400 - 7 (found by the adversarial campaign profile)
+    pytest.importorskip("z3")
+    big = ia.Integer(10**400 + 7)
+    e = ia.parse("x + x*x - 4*x*(x // 2) + 4*(x // 2)*(x // 2)") - big
+    r = {"x": ("s0 - 3", 0), "s0": (1, 4)}
+    assert ia.bounds(e, r, exact=True) == (-(10**400) - 9, -(10**400) - 7)  # x in [-2, 0]
+    # points outside a range keyed by an expression are not enumerated
+    assert ia.bounds("x + y", {"x": 10, "y": 10, "x + y": (3, 5)}, exact=True) == (3, 5)
+    assert ia.bounds("x - y", {"x": 10, "y": 10, "x + y": (3, 3)}, exact=True) == (-3, 3)
