@@ -299,13 +299,13 @@ def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
         return Proof("vacuous", c, r, tier="interval", rlimit=rlimit,
                      reason=f"the ranges admit no point: {empty}")
     if type(c) is BoolConst:
-        done = _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal")
+        done = _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal", tiers)
         if done is not None:
             return done
     if "interval" in tiers or "congruence" in tiers:
         verdict, tier = decide(c, r)
         if verdict is not None and tier in tiers:
-            done = _decided(c, r, verdict, tier, rlimit, f"decided by {tier} analysis")
+            done = _decided(c, r, verdict, tier, rlimit, f"decided by {tier} analysis", tiers)
             if done is not None:
                 return done
     if "simplify" in tiers:
@@ -315,7 +315,7 @@ def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
             s = c
         if type(s) is BoolConst:
             why = f"simplified to {s}"
-            done = _decided(c, r, bool(s.payload), "simplify", rlimit, why)
+            done = _decided(c, r, bool(s.payload), "simplify", rlimit, why, tiers)
             if done is not None:
                 return done
     if "z3" in tiers:
@@ -324,17 +324,18 @@ def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
 
 
 def _decided(
-    c: Expr, r: Ranges, verdict: bool, tier: str, rlimit: int, reason: str
+    c: Expr, r: Ranges, verdict: bool, tier: str, rlimit: int, reason: str, tiers: tuple[str, ...]
 ) -> Proof | None:
     """A proof for a tier's verdict; a "false" verdict needs a confirmed counterexample
-    (None when none is found, so that later tiers run)."""
+    (None when none is found, so that later tiers run).  Z3 looks for one only when "z3" is
+    among ``tiers``: a caller that leaves it out never waits on (or imports) Z3."""
     if verdict:
         return Proof("proved", c, r, tier=tier, reason=reason, rlimit=rlimit)
     for point in _candidate_points(c, r):
         if _violates(c, point, r):
             return Proof("disproved", c, r, tier=tier, counterexample=point, reason=reason,
                          rlimit=rlimit)
-    found = _z3_counterexample(c, r, rlimit)
+    found = _z3_counterexample(c, r, rlimit) if "z3" in tiers else None
     if found is not None:
         return Proof("disproved", c, r, tier=tier, counterexample=found,
                      reason=reason + "; counterexample from z3", rlimit=rlimit)

@@ -320,3 +320,20 @@ def test_proof_text() -> None:
     assert isinstance(p, Proof)
     assert str(p).startswith("disproved: x < 3 [")
     assert str(p).endswith("counterexample: x=7") or "counterexample: x=" in str(p)
+
+
+def test_tiers_without_z3_never_ask_z3_for_a_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
+    # refuted by the interval tier; a counterexample is sought among candidate points only
+    import importlib
+
+    prove_mod = importlib.import_module("indexalg.prove")  # ia.prove is the function
+
+    def no_z3(*args: object, **kwargs: object) -> None:
+        raise AssertionError("z3 asked although it is not among the tiers")
+
+    monkeypatch.setattr(prove_mod, "_z3_counterexample", no_z3)
+    p = ia.prove("Eq(s23 // 4, 1)", {"s23": (8, None)}, tiers=("interval",))
+    assert p.status == "disproved" and p.counterexample is not None
+    assert p.counterexample["s23"] // 4 != 1
+    p = ia.prove("x*x != 2*y + 7", {"x": (-50, 50), "y": (-50, 50)}, tiers=("interval", "simplify"))
+    assert p.status in ("unknown", "disproved")
