@@ -132,6 +132,10 @@ class Simplifier:
         self.cache[node] = out
         return out
 
+    def remember(self, node: Expr, out: Expr) -> None:
+        """Record ``out`` as the simplified form of ``node`` (see ``rebuild_product``)."""
+        self.cache[node] = out
+
     def _atom(self, e: Expr) -> Expr:
         if type(e) is Wild:
             raise ExprTypeError("simplify() takes expressions, not patterns with wildcards")

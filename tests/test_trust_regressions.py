@@ -215,3 +215,19 @@ def test_exact_bounds_enumerate_small_symbolic_domains() -> None:
     # points outside a range keyed by an expression are not enumerated
     assert ia.bounds("x + y", {"x": 10, "y": 10, "x + y": (3, 5)}, exact=True) == (3, 5)
     assert ia.bounds("x - y", {"x": 10, "y": 10, "x + y": (3, 3)}, exact=True) == (-3, 3)
+
+
+def test_a_kept_product_is_not_remembered_unsimplified() -> None:
+    # rebuild_product simplified the kept form s0*Min(BIG, x - 3*(x // 4)) of the first
+    # expression taking its Min child as simplified, and the memo kept that product as its
+    # own simplification: the second expression (that very product) then came back with the
+    # Min, where a fresh call removes it (found by the fuzz campaign: stats=True differed)
+    big = "10000000000000000000000000000000000000000"
+    r = {"s0": (2, 5), "x": (0, 12), "y": ("s0", "2*s0")}
+    ia.clear_caches()
+    first = f"s0*Min({big}, -3*(Min(x, Max({big}, s0)) // 4) + Min(x, Max({big}, s0)))"
+    assert ia.simplify(first, r) is ia.parse("s0*x - 3*s0*(x // 4)")
+    second = ia.parse(f"s0*Min({big}, x - 3*(x // 4))")
+    assert ia.simplify(second, r) is ia.parse("s0*x - 3*s0*(x // 4)")
+    assert ia.simplify(second, r, stats=True).expr is ia.parse("s0*x - 3*s0*(x // 4)")
+    ia.clear_caches()

@@ -84,6 +84,8 @@ class Driver(Protocol):
 
     def visit_new(self, node: Expr) -> Expr: ...
 
+    def remember(self, node: Expr, out: Expr) -> None: ...
+
 
 def _costly(e: Expr) -> bool:
     return any(type(n) in _COSTLY for n in e.walk())
@@ -114,7 +116,14 @@ def rebuild_product(driver: Driver, e: Expr, new: tuple[Expr, ...]) -> Expr:
     product = e.rebuild(tuple(kept))
     out_kept = driver.visit_new(product)
     out_expanded = driver.visit_new(expanded)
-    return out_kept if cost(out_kept) < cost(out_expanded) else out_expanded
+    best = out_kept if cost(out_kept) < cost(out_expanded) else out_expanded
+    if product is not e:
+        # visit_new took the kept product's Min/Max child as simplified, which it is not:
+        # its memo entry is replaced by what simplifying the product itself gives (this
+        # same comparison), or a later simplification meeting the product would read the
+        # product back unsimplified (a result depending on the order of calls)
+        driver.remember(product, best)
+    return best
 
 
 def _winner(m: Expr, ctx: Context) -> Expr | None:
