@@ -10,10 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings
-
-from indexalg.expr import Expr
-from indexalg.testing.fuzz import expr_cases
+from prop_support import fixed_cases
 
 SEEDS = ("0", "1", "12345")
 COUNT = 200
@@ -34,28 +31,8 @@ for e, ranges in pickle.load(open(sys.argv[1], "rb")):
 """
 
 
-def fixed_cases() -> list[tuple[Expr, dict[str, object]]]:
-    """COUNT expressions with ranges, the same on every run (derandomized)."""
-    out: list[tuple[Expr, dict[str, object]]] = []
-
-    @settings(
-        max_examples=COUNT,
-        derandomize=True,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(expr_cases())
-    def gather(case: tuple[Expr, dict[str, object], object]) -> None:
-        e, r, _ = case
-        out.append((e, r))
-
-    gather()
-    return out[:COUNT]
-
-
 def test_simplified_text_is_the_same_under_every_hash_seed(tmp_path: Path) -> None:
-    cases = fixed_cases()
+    cases = fixed_cases(COUNT)
     assert len(cases) == COUNT
     (tmp_path / "cases.pickle").write_bytes(pickle.dumps(cases))
     (tmp_path / "child.py").write_text(CHILD)

@@ -15,11 +15,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from prop_support import fixed_cases
 
 import indexalg as ia
 from indexalg.expr import Expr, Integer, Symbol
-from indexalg.testing.fuzz import expr_cases
 
 COUNT = 400
 
@@ -28,23 +27,8 @@ Call = tuple[Expr, Any]
 
 def calls() -> list[Call]:
     """COUNT generated cases, each with its lane differences, the same on every run."""
-    cases: list[Call] = []
-
-    @settings(
-        max_examples=COUNT,
-        derandomize=True,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(expr_cases())
-    def gather(case: tuple[Expr, dict[str, object], object]) -> None:
-        e, r, _ = case
-        cases.append((e, r))
-
-    gather()
     out: list[Call] = []
-    for e, r in cases[:COUNT]:
+    for e, r in fixed_cases(COUNT):
         out.append((e, r))
         if e.is_bool:
             continue
