@@ -578,17 +578,10 @@ class EntryPoint:
 
     def resolve(self) -> tuple[Any, str, Any] | None:
         """(object holding it, attribute name, current value), or None if this torch lacks it."""
-        import importlib
-
-        try:
-            obj: Any = importlib.import_module(self.owner)
-        except ImportError:
+        found = _zones.locate(self.owner, self.attr)
+        if found is None:
             return None
-        *path, last = self.attr.split(".")
-        for part in path:
-            obj = getattr(obj, part, None)
-            if obj is None:
-                return None
+        obj, last = found
         value = getattr(obj, last, None)
         if value is None:
             return None

@@ -58,6 +58,21 @@ def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     return zoned
 
 
+def locate(owner: str, attr: str) -> tuple[Any, str] | None:
+    """(the object holding ``owner``'s dotted ``attr``, the attribute's last name), or None
+    when this torch lacks the module or a step of the path."""
+    try:
+        holder: Any = importlib.import_module(owner)
+    except ImportError:
+        return None
+    *path, last = attr.split(".")
+    for part in path:
+        holder = getattr(holder, part, None)
+        if holder is None:
+            return None
+    return holder, last
+
+
 class Zone:
     """``owner`` a module, ``attr`` ``Class.method`` (a plain, class or static method) or a
     module function (looked up on the module at call time by Inductor)."""
@@ -70,15 +85,10 @@ class Zone:
     def install(self) -> bool:
         if self.saved is not None:
             return True
-        try:
-            holder: Any = importlib.import_module(self.owner)
-        except ImportError:
+        found = locate(self.owner, self.attr)
+        if found is None:
             return False
-        *path, last = self.attr.split(".")
-        for part in path:
-            holder = getattr(holder, part, None)
-            if holder is None:
-                return False
+        holder, last = found
         raw = vars(holder).get(last) if isinstance(holder, type) else getattr(holder, last, None)
         if raw is None:
             return False
