@@ -402,7 +402,8 @@ MODELS: dict[str, Model] = {m.name: m for m in [
 def tuning_space(spec: Any, *, wide: bool = False, structured: bool = False) -> list[Any]:
     """The configs tuned on the GPU: the configs of ``default_configs`` for a reduction (the
     reduction model's choice first: split, looped or persistent); for a pointwise kernel its
-    pointer configs and, where the cost model chose a 1-D tiling of a kernel with an N-D
+    pointer configs, the two-elements-per-thread blocks of :data:`FEW_PER_THREAD_1D` /
+    :data:`FEW_PER_THREAD_2D` and, where the cost model chose a 1-D tiling of a kernel with an N-D
     alternative, the prefer-N-D tiling at :data:`ND_TILES` (torch.compile's prefer-N-D
     configurations beat 1-D kernels on broadcasts over rows).  Structured configs are left
     out: they lost on every function of this suite (in-kernel descriptors 1.2-5.7x slower,
@@ -419,9 +420,13 @@ def tuning_space(spec: Any, *, wide: bool = False, structured: bool = False) -> 
     pointers = [c for c in cfgs if not c.structured]
     extra: list[Any] = []
     one_d = bool(pointers) and not pointers[0].has("YBLOCK")
+    if one_d:
+        extra = [Config.of(w, False, XBLOCK=x) for x, w in FEW_PER_THREAD_1D]
+    elif pointers:
+        extra = [Config.of(w, False, XBLOCK=x, YBLOCK=y) for x, y, w in FEW_PER_THREAD_2D]
     if wide and one_d:
-        extra = [Config.of(w, False, XBLOCK=x) for x, w in WIDE_1D]
-        extra = [c for c in extra if c not in pointers]
+        extra += [Config.of(w, False, XBLOCK=x) for x, w in WIDE_1D]
+    extra = [c for c in dict.fromkeys(extra) if c not in pointers]
     ks = supported_kinds()
     if one_d and len(tiling_groups_nd(spec, ks)) > 1 and len(tiling_groups(spec, ks)) == 1:
         extra += [Config.of(w, False, nd=True, XBLOCK=x, YBLOCK=y) for x, y, w in ND_TILES]
@@ -429,6 +434,13 @@ def tuning_space(spec: Any, *, wide: bool = False, structured: bool = False) -> 
     return [*pointers, *extra, *first_structured]
 
 
+#: Pointwise configs with two elements per thread (XBLOCK, warps), as torch.compile picks for
+#: large tensors: on the H200 its pooling kernels ran 58.9 µs at XBLOCK=512 with 8 warps
+#: against 64.6 µs for the same loads at XBLOCK=1024 with 4 warps (bench.gpu_stragglers).
+FEW_PER_THREAD_1D = ((512, 8), (256, 4))
+#: The same for 2-D tiles (XBLOCK, YBLOCK, warps): torch.compile's channels_last transpose
+#: ran 32 x 8 tiles with 4 warps (96.6 µs) against our 64 x 64 with 8 (99.0 µs).
+FEW_PER_THREAD_2D = ((32, 8, 4), (8, 32, 4), (16, 16, 4))
 #: The broadened 1-D pointwise configs (XBLOCK, warps) of ``tuning_space(wide=True)``.
 WIDE_1D = ((512, 4), (1024, 8), (4096, 16), (8192, 16))
 #: The N-D tiles (XBLOCK, YBLOCK, warps) tried on kernels the cost model tiled 1-D.

@@ -36,7 +36,8 @@ expressions over the kernel's loop variables), emits the ops computing that elem
 
 A kernel has one reduction loop: every reduction must reduce the same dimensions of the same
 shape (mean and variance, softmax's max and sum, layer norm's statistics do).  The function
-may return several tensors (``out0, out1, ...``, each contiguous): all of one shape, or, with a
+may return several tensors (``out0, out1, ...``, each laid out as eager torch lays it out
+where that is a dense permutation, else contiguous; see ``layout``): all of one shape, or, with a
 reduction, each either the reduction input's shape (stored per element) or its reduced shape
 (stored once per row).  Anything else raises :class:`~indexalg.errors.InvalidOperationError`
 naming the unsupported op.
@@ -691,14 +692,21 @@ def _broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = None
-               ) -> KernelSpec:
+def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = None,
+               layout: str = "torch") -> KernelSpec:
     """Trace ``fn`` on ``example_inputs`` (torch tensors) into one kernel spec.
 
     The spec's buffers are ``in0, in1, ...`` (the inputs, with their strides) and ``out0,
-    out1, ...`` (the contiguous results, in the order ``fn`` returns them).  See the module
-    docstring for the supported ops.
+    out1, ...`` (the results, in the order ``fn`` returns them).  ``layout`` is the results'
+    memory layout: ``"torch"`` (default) the strides eager torch gives them where those are
+    a dense permutation of a pointwise kernel's results (``relu(x + b)`` on a channels_last
+    ``x`` stays channels_last, as in eager and torch.compile), the loops then ordered
+    outermost-first by that layout's strides; contiguous otherwise.  ``"contiguous"``:
+    always row-major.  See the module docstring for the supported ops.
     """
+    if layout not in ("torch", "contiguous"):
+        raise InvalidOperationError(
+            f"from_torch: layout must be 'torch' or 'contiguous', not {layout!r}")
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -739,14 +747,18 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
         env[node.name] = tr.cast(out, dtype) if isinstance(out, _Lazy) else out
     results = list(result) if isinstance(result, (list, tuple)) else [result]
     outs = []
+    strides: list[list[int] | None] = []
     for r in results:
         out = env.get(r.name) if isinstance(r, torch.fx.Node) else None
         if not isinstance(out, _Lazy):
             raise InvalidOperationError("the function's results must be tensors")
         outs.append(out)
+        val = r.meta.get("val")
+        strides.append([int(x) for x in val.stride()]
+                       if layout == "torch" and isinstance(val, torch.Tensor) else None)
     if not outs:
         raise InvalidOperationError("the function returns no tensor")
-    return _build(tr, kname, bufs, outs)
+    return _build(tr, kname, bufs, outs, strides)
 
 
 def _input(tr: _Tracer, name: str, shape: tuple[int, ...], strides: list[int],
@@ -758,10 +770,27 @@ def _input(tr: _Tracer, name: str, shape: tuple[int, ...], strides: list[int],
     return _Lazy(shape, dtype, at)
 
 
-def _build(tr: _Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[_Lazy]
-           ) -> KernelSpec:
+def _dense_permutation(shape: Sequence[int], strides: Sequence[int] | None
+                       ) -> list[int] | None:
+    """``strides`` where they lay ``shape`` out densely (every element once, no gap) in some
+    dimension order, else None.  Size-1 dimensions may carry any stride."""
+    if strides is None or len(strides) != len(shape):
+        return None
+    dims = sorted((d for d, n in enumerate(shape) if n != 1), key=lambda d: -strides[d])
+    expect = 1
+    for d in reversed(dims):
+        if strides[d] != expect:
+            return None
+        expect *= shape[d]
+    return list(strides)
+
+
+def _build(tr: _Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[_Lazy],
+           strides: Sequence[Sequence[int] | None] = ()) -> KernelSpec:
     """Loops over the iteration shape (the reduction input's kept dimensions, or the
-    results' shape), then one store per result."""
+    results' shape), then one store per result.  ``strides``: per result the layout asked
+    for (a pointwise kernel's results take it where it is a dense permutation, and the loops
+    follow the first such result's order; contiguous otherwise)."""
     red = tr.reduction
     reduction: tuple[str, int] | None = None
     if red is not None:
@@ -771,15 +800,28 @@ def _build(tr: _Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[_La
     else:
         space = max((o.shape for o in outs), key=math.prod)
     kept = _squeezed(space)
-    loop_syms = [Symbol(f"x{len(kept) - 1 - k}") for k in range(len(kept))]
-    loops = [(f"x{len(kept) - 1 - k}", s) for k, s in enumerate(kept)] or [("x0", 1)]
+    layouts = [_dense_permutation(o.shape, strides[k] if k < len(strides) else None)
+               if red is None else None for k, o in enumerate(outs)]
+    # position in ``kept`` of each loop, outermost first: the first result of the full
+    # shape with a layout of its own orders them by its strides
+    order = list(range(len(kept)))
+    for o, lay in zip(outs, layouts):
+        if lay is not None and o.shape == space:
+            big = [lay[d] for d, n in enumerate(o.shape) if n != 1]
+            order = sorted(order, key=lambda k: -big[k])
+            break
+    loop_name = {pos: f"x{len(kept) - 1 - i}" for i, pos in enumerate(order)}
+    loop_syms = [Symbol(loop_name[k]) for k in range(len(kept))]  # by position in ``kept``
+    loops = [(loop_name[pos], kept[pos]) for pos in order] or [("x0", 1)]
     tr.b = SpecBuilder(kname, loops=loops, reduction=reduction)
     for n, v in bufs:
         tr.b.buffer(n, v)
     coords_of: list[list[Expr]] = []
+    out_strides: list[list[int]] = []
     for k, o in enumerate(outs):
-        tr.b.buffer(f"out{k}", View.of(list(o.shape), _contiguous_strides(o.shape), 0, o.dtype),
-                    output=True)
+        lay = layouts[k] or _contiguous_strides(o.shape)
+        out_strides.append(lay)
+        tr.b.buffer(f"out{k}", View.of(list(o.shape), lay, 0, o.dtype), output=True)
         if red is not None and o.shape == red[1]:
             rc = iter(_digits(Symbol("r0"), [red[1][d] for d in red[0]]))
             it = iter(loop_syms)
@@ -797,7 +839,7 @@ def _build(tr: _Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[_La
         val = o.at(coords)
         if not isinstance(val, str):
             raise InvalidOperationError(f"result {k} is a constant, not a tensor")
-        index = add(*(mul(s, c) for s, c in zip(_contiguous_strides(o.shape), coords)))
+        index = add(*(mul(s, c) for s, c in zip(out_strides[k], coords)))
         tr.b.store(f"out{k}", index, val)
     return tr.b.build()
 

@@ -109,6 +109,12 @@ def structured(w: KernelWriter, p: AccessPlan, buffer: str, ranges: IndexRanges,
         return
     ptr = (f"tl.make_block_ptr({args}, offsets=[{offs}], block_shape={block}, "
            f"order={list(p.order)})")
+    if not p.boundary_check:
+        # a block wholly inside its tensor: no check and no padding (Triton 3.6 fails to
+        # compile a padding option without a boundary check: "'tt.load' op failed to
+        # verify that mask type matches ptr type", seen on nhwc_bias_relu's bias load)
+        w.emit(f"{name} = tl.load({ptr})" if value is None else f"tl.store({ptr}, {value})")
+        return
     check = f"boundary_check={list(p.boundary_check)}"
     w.emit(f'{name} = tl.load({ptr}, {check}, padding_option="zero")' if value is None
            else f"tl.store({ptr}, {value}, {check})")
@@ -164,7 +170,7 @@ def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges
     m = f", {' & '.join(masks)}" if masks else ""
     if o.guard is not None:
         m += ", other=0"
-    if w.reused(o):
+    if w.evict_last(o):
         m += ", eviction_policy='evict_last'"
     w.emit(f"{o.name} = tl.load({o.buffer} + ({w.print(p.flat_index, ranges)})"
            f"{spread}{m}){cast}")

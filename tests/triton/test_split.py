@@ -143,15 +143,25 @@ def test_eviction_hints() -> None:
     assert hints == ["evict_last", "evict_last", None], body
     ln = from_torch(lambda t, w, b: torch.nn.functional.layer_norm(t, (64,), w, b),
                     torch.randn(6, 64), torch.randn(64), torch.randn(64), name="ln")
-    body = generate(ln).body
-    assert "tl.load(in0 + (rindex + 64*xindex))" in body  # no evict_first (measured)
+    # persistent: every load keeps its lines (layer norm measured 3.6% faster on the H200)
+    body = generate(ln, Config.of(4, XBLOCK=1, RBLOCK=64)).body
+    assert "tl.load(in0 + (rindex + 64*xindex), eviction_policy='evict_last')" in body
     assert "tl.load(in1 + (rindex), eviction_policy='evict_last')" in body
+    # looped: the streaming load has no hint (evict_last measured 6% slower, evict_first
+    # 2-22% slower), the weight re-read by every row keeps evict_last
+    body = generate(ln, Config.of(4, XBLOCK=1, RBLOCK=16)).body
+    x_loads = [ln.strip() for ln in body.splitlines() if "tl.load(in0" in ln]
+    assert x_loads == ["tmp0 = tl.load(in0 + (rindex + 64*xindex), eviction_policy='evict_last')"]\
+        * 2 + ["tmp0 = tl.load(in0 + (rindex + 64*xindex))"], body
+    assert "evict_first" not in body
     pool = from_torch(lambda t: torch.nn.functional.avg_pool2d(t, 2), torch.randn(2, 3, 8, 8),
                       name="pool")
     loads = [ln for ln in generate(pool, kinds=()).body.splitlines() if "tl.load" in ln]
     assert loads and all("evict_last" in ln for ln in loads)  # stride-2 windows
+    # a pointwise kernel's streaming loads too (cat of 3 widths measured 3% faster)
     add = from_torch(lambda a, b: a + b, torch.randn(8, 8), torch.randn(8, 8), name="add")
-    assert "eviction_policy" not in generate(add, kinds=()).body
+    loads = [ln for ln in generate(add, kinds=()).body.splitlines() if "tl.load" in ln]
+    assert len(loads) == 2 and all("eviction_policy='evict_last'" in ln for ln in loads)
 
 
 def test_host_descriptor_kernels() -> None:
@@ -167,3 +177,19 @@ def test_host_descriptor_kernels() -> None:
         y = torch.full((2, 3, 20, 16), float("nan"))
         run_kv(kind, k, y, 8)
         assert torch.equal(y, k.transpose(1, 2)), kind
+
+
+def test_streaming_loads_leave_l2_to_a_large_reused_buffer() -> None:
+    """A softmax whose additive mask (re-read by every batch and head) is over 1 MiB: only
+    the mask's load keeps its lines (evict_last); the streaming scores do not (measured: the
+    hint on both made it 2% slower on the H200).  Below 1 MiB both are marked."""
+    def fn(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x * 0.125 + m, dim=-1)
+
+    for s, both in ((1024, False), (64, True)):
+        spec = from_torch(fn, torch.empty(2, 3, s, s, device="meta"),
+                          torch.empty(s, s, device="meta"), name="sm")
+        body = generate(spec, Config.of(1, XBLOCK=1, RBLOCK=s)).body
+        loads = {ln.split("tl.load(")[1].split(" ")[0]: "evict_last" in ln
+                 for ln in body.splitlines() if "tl.load(" in ln}
+        assert loads == {"in0": both, "in1": True}, body
