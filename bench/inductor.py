@@ -3,6 +3,7 @@
     python -m bench.inductor                       # the TABLE workloads, C++ and Triton paths
     python -m bench.inductor --workloads all --backends cpp --shapes static dynamic
     python -m bench.inductor --backends triton --repeat 3 --clock cpu --json out.json
+    python3 -m bench.inductor --workloads all --repeat 5 --clock cpu --jobs 8   # 16 cores
 
 Each (workload, backend, shape mode, stock | plug-in) compiles in a fresh process with
 caches disabled (``TORCHINDUCTOR_FORCE_DISABLE_CACHES=1``), ``--repeat`` times per mode,
@@ -374,6 +375,12 @@ def main(argv: list[str] | None = None) -> int:
         help="cpu: CPU seconds of the compiling process and g++ (steadier on a loaded machine)",
     )
     p.add_argument("--timeout", type=float, default=600.0)
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="rows compiled at once (a machine with cores to spare: the GPU machine's 16)",
+    )
     p.add_argument("--json", help="write every worker result and comparison here")
     args = p.parse_args(argv)
     if args.worker:
@@ -385,18 +392,27 @@ def main(argv: list[str] | None = None) -> int:
         names = [w.name for w in WORKLOADS]
     else:
         names = list(args.workloads or TABLE)
-    rows: list[dict[str, Any]] = []
-    raw: list[dict[str, Any]] = []
-    for name in names:
-        for backend in args.backends:
-            for shape in args.shapes:
-                runs = run_repeated(name, backend, shape, args.repeat, args.timeout, args.clock)
-                raw.extend(runs["stock"] + runs["plugin"])
-                row = compare(aggregate(runs["stock"]), aggregate(runs["plugin"]))
-                rows.append(row)
-                print(_fmt_table([row]).splitlines()[-1], flush=True)
+    keys = [(n, b, s) for n in names for b in args.backends for s in args.shapes]
+
+    def one(key: tuple[str, str, str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        runs = run_repeated(*key, args.repeat, args.timeout, args.clock)
+        row = compare(aggregate(runs["stock"]), aggregate(runs["plugin"]))
+        print(_fmt_table([row]).splitlines()[-1], flush=True)
+        return row, runs["stock"] + runs["plugin"]
+
+    # --jobs rows at once (each its own interleaved fresh processes); the table keeps the
+    # order of the keys whatever order they finish in
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        done = list(pool.map(one, keys))
+    rows = [row for row, _ in done]
+    raw = [r for _, runs in done for r in runs]
     print()
-    print(f"clock: {args.clock}; {args.repeat} fresh-process compiles per mode, interleaved;")
+    print(
+        f"clock: {args.clock}; {args.repeat} fresh-process compiles per mode, interleaved;"
+        f" {args.jobs} row(s) at once"
+    )
     print("compile and index seconds: medians; min ratio: fastest plug-in / fastest stock")
     print(_fmt_table(rows))
     print()
