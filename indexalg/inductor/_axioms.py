@@ -11,7 +11,11 @@ asks most of its claims about sizes that only these guards bound (pixel shuffle:
 * a true comparison of an expression with a constant (``e <= c``, ``c < e``, ``Eq(e, c)``),
   after that substitution: a bound of ``e`` (a symbol's range, or an expression-keyed fact);
 * ``Ne(e, c)`` where ``c`` is a bound of ``e``: that bound moved by one (repeated, so
-  ``Ne(q, 0)``, ``Ne(q, 1)`` with ``q >= 0`` give ``q >= 2``).
+  ``Ne(q, 0)``, ``Ne(q, 1)`` with ``q >= 0`` give ``q >= 2``);
+* a bound of an expression of one symbol that is non-decreasing in it (sums, products by
+  positive constants, floor and ceiling divisions by positive constants, Min, Max): that
+  symbol's range, the exact preimage found by binary search on evaluated values
+  (``(s87 - 3)//2 == 2`` with ``s87 >= 2`` gives ``7 <= s87 <= 8``, so ``s87 // 2 <= 3``).
 
 Sound: every fact is a guard the compiled graph already checks, and the ShapeEnv assumes the
 same facts for the same call.  Anything else in the axioms is left out (an assumption less).
@@ -26,12 +30,40 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import indexalg as ia
-from indexalg.expr import And, Eq, Expr, Integer, Le, Lt, Mod, Ne, Symbol, integer
+from indexalg.evaluate import evaluate
+from indexalg.expr import (
+    Add,
+    And,
+    CeilDiv,
+    CleanDiv,
+    Eq,
+    Expr,
+    FloorDiv,
+    Integer,
+    Le,
+    Lt,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Ne,
+    Symbol,
+    integer,
+)
 
 from . import _convert
 from ._state import Fallback
 
-__all__ = ["EMPTY", "AxiomFacts", "axiom_facts", "clear", "meet"]
+__all__ = [
+    "EMPTY",
+    "AxiomFacts",
+    "axiom_facts",
+    "clear",
+    "floor_for_clean",
+    "meet",
+    "non_decreasing",
+    "preimage",
+]
 
 Bounds = tuple[int | None, int | None]
 
@@ -91,7 +123,7 @@ def axiom_facts(
         if not (value is True or (getattr(value, "is_Boolean", False) and bool(value))):
             continue
         try:
-            c = replace(_convert.to_ia(claim))
+            c = floor_for_clean(replace(_convert.to_ia(claim)))
         except Fallback:
             continue
         claims.extend(c.args if type(c) is And else (c,))  # each conjunct holds
@@ -138,8 +170,122 @@ def _build(
         if base is None:
             base = symbol_range(shape_env, _convert.symbol_for(name))
         ranges[name] = meet(base, facts.pop(e))
+    for fe, bounds in sorted(facts.items(), key=lambda kv: str(kv[0])):
+        syms = fe.symbol_set
+        if len(syms) != 1:
+            continue
+        (one,) = syms
+        sname: str = one.payload
+        known = ranges.get(sname)
+        if known is None:
+            obj = _convert.symbol_for(sname)
+            known = symbol_range(shape_env, obj) if obj is not None else (None, None)
+        pre = preimage(fe, one, known, bounds)
+        if pre is not None:
+            ranges[sname] = meet(known, pre)
     out.rekey()
     return out
+
+
+def floor_for_clean(e: Expr) -> Expr:
+    """``e`` with every ``CleanDiv(a, b)`` written ``a // b``: the same value everywhere (a
+    CleanDiv evaluates as the floor division; its producer only asserted the divisibility),
+    so a guard on ``CleanDiv(2*s23, s23 // 4)`` (the form the ShapeEnv's axioms take once it
+    knows the divisibility) bounds the ``2*s23 // (s23 // 4)`` of a claim."""
+    if type(e) is CleanDiv:
+        a, b = e.args
+        return FloorDiv.make(floor_for_clean(a), floor_for_clean(b))
+    if not e.args or not _has_clean(e):
+        return e
+    return e.rebuild(tuple(floor_for_clean(a) for a in e.args))
+
+
+def _has_clean(e: Expr) -> bool:
+    return type(e) is CleanDiv or any(_has_clean(a) for a in e.args)
+
+
+def non_decreasing(e: Expr, sym: Expr) -> bool:
+    """Whether ``e`` is non-decreasing in ``sym`` by its structure: ``sym``, constants, and
+    sums, products by positive constants, floor and ceiling divisions by positive constants,
+    Min and Max of such."""
+    kind = type(e)
+    if kind is Integer or e == sym:
+        return True
+    if kind is Symbol:
+        return False  # another symbol: not a function of sym alone
+    if kind is Add or kind is Min or kind is Max:
+        return all(non_decreasing(a, sym) for a in e.args)
+    if kind is Mul:  # coeff * factors: the coefficient is the payload, not an argument
+        return e.payload > 0 and len(e.args) == 1 and non_decreasing(e.args[0], sym)
+    if kind is FloorDiv or kind is CeilDiv:
+        a, b = e.args
+        return type(b) is Integer and b.payload > 0 and non_decreasing(a, sym)
+    return False
+
+
+#: The preimage search goes no further than this (sizes beyond it are left unbounded).
+_SEARCH_LIMIT = 1 << 62
+
+
+def preimage(e: Expr, sym: Expr, base: Bounds, bounds: Bounds) -> Bounds | None:
+    """The values of ``sym`` in ``base`` where ``e`` (a function of ``sym`` alone) lies in
+    ``bounds``, as an interval, when ``e`` is :func:`non_decreasing` in ``sym`` and ``base``
+    has a lower end: the first value reaching ``bounds[0]`` and the last not passing
+    ``bounds[1]``, each found by binary search (exact, since the values are evaluated and the
+    function is monotone).  None when ``e`` is not monotone, the search leaves its limit or
+    the preimage is empty (then the axioms contradict each other; nothing is concluded)."""
+    lo_s, hi_s = base
+    lo_e, hi_e = bounds
+    if lo_s is None or not non_decreasing(e, sym):
+        return None
+    name = sym.payload  # type: ignore[attr-defined]
+
+    def value(v: int) -> int:
+        return int(evaluate(e, {name: v}))
+
+    def first(pred: Callable[[int], bool]) -> int | None:
+        """The least v >= lo_s (and <= hi_s) where the monotone ``pred`` holds."""
+        assert lo_s is not None
+        if pred(lo_s):
+            return lo_s
+        step, top = 1, lo_s
+        while True:  # find a value where pred holds (exponential steps)
+            top = lo_s + step
+            if hi_s is not None and top >= hi_s:
+                top = hi_s
+                if not pred(top):
+                    return None
+                break
+            if top > _SEARCH_LIMIT:
+                return None
+            if pred(top):
+                break
+            step *= 2
+        low = lo_s  # pred(low) is False, pred(top) is True
+        while top - low > 1:
+            mid = (low + top) // 2
+            if pred(mid):
+                top = mid
+            else:
+                low = mid
+        return top
+
+    new_lo, new_hi = lo_s, hi_s
+    try:
+        if lo_e is not None:
+            v = first(lambda x: value(x) >= lo_e)
+            if v is None:
+                return None
+            new_lo = v
+        if hi_e is not None:
+            v = first(lambda x: value(x) > hi_e)
+            if v is not None:
+                new_hi = v - 1 if hi_s is None or v - 1 < hi_s else hi_s
+    except ia.IndexAlgError:
+        return None
+    if new_hi is not None and new_hi < new_lo:
+        return None
+    return (new_lo, new_hi)
 
 
 def _divisibility(c: Expr) -> tuple[Expr, int] | None:

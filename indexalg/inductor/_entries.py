@@ -510,7 +510,7 @@ def _fast_maybe_evaluate_static(
     t0 = clock()
     c = _convert.to_ia(expr)
     replacements = getattr(self, "replacements", None)
-    c = _apply_replacements(replacements, c)
+    c = _axioms.floor_for_clean(_apply_replacements(replacements, c))
     st.convert_seconds += clock() - t0
     facts = (
         _axioms.axiom_facts(self, _env_symbol_range, lambda e: _apply_replacements(replacements, e))
