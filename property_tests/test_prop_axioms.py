@@ -56,10 +56,16 @@ def _brute(e: Expr, lo_s: int, hi_s: int, lo_e: int | None, hi_e: int | None) ->
 
 
 @examples(300)
-@given(monotone(), st.integers(-10, 40), st.integers(0, WINDOW),
-       st.one_of(st.none(), st.integers(-30, 200)), st.one_of(st.none(), st.integers(-30, 200)))
-def test_preimage_is_exact_on_a_bounded_range(e: Expr, lo_s: int, width: int, lo_e: int | None,
-                                              hi_e: int | None) -> None:
+@given(
+    monotone(),
+    st.integers(-10, 40),
+    st.integers(0, WINDOW),
+    st.one_of(st.none(), st.integers(-30, 200)),
+    st.one_of(st.none(), st.integers(-30, 200)),
+)
+def test_preimage_is_exact_on_a_bounded_range(
+    e: Expr, lo_s: int, width: int, lo_e: int | None, hi_e: int | None
+) -> None:
     assume(e.symbol_set == frozenset({S}))
     assert non_decreasing(e, S)
     hi_s = lo_s + width
@@ -73,8 +79,9 @@ def test_preimage_is_exact_on_a_bounded_range(e: Expr, lo_s: int, width: int, lo
 
 @examples(200)
 @given(monotone(), st.integers(-10, 40), st.integers(-30, 200), st.integers(0, 200))
-def test_preimage_of_an_unbounded_range_keeps_every_value(e: Expr, lo_s: int, lo_e: int,
-                                                           span: int) -> None:
+def test_preimage_of_an_unbounded_range_keeps_every_value(
+    e: Expr, lo_s: int, lo_e: int, span: int
+) -> None:
     """Base range ``[lo_s, oo)``: the preimage's values agree with brute force as far as the
     window looks, and it is unbounded above exactly when no value passes the upper bound."""
     assume(e.symbol_set == frozenset({S}))
@@ -85,8 +92,7 @@ def test_preimage_of_an_unbounded_range_keeps_every_value(e: Expr, lo_s: int, lo
         assert not want
         return
     lo, hi = got
-    inside = [v for v in range(lo_s, lo_s + 4 * WINDOW + 1)
-              if v >= lo and (hi is None or v <= hi)]
+    inside = [v for v in range(lo_s, lo_s + 4 * WINDOW + 1) if v >= lo and (hi is None or v <= hi)]
     if hi is not None and hi <= lo_s + 4 * WINDOW:
         assert inside == want, (str(e), got, want[:5])
     else:  # unbounded or beyond the window: the window's part must agree
@@ -95,8 +101,12 @@ def test_preimage_of_an_unbounded_range_keeps_every_value(e: Expr, lo_s: int, lo
 
 
 def test_non_monotone_expressions_are_left_alone() -> None:
-    for e in (mul(integer(-1), S), add(integer(10), mul(integer(-2), S)),
-              ModularIndexing.make(S, integer(1), integer(4)), mul(S, Symbol("t"))):
+    for e in (
+        mul(integer(-1), S),
+        add(integer(10), mul(integer(-2), S)),
+        ModularIndexing.make(S, integer(1), integer(4)),
+        mul(S, Symbol("t")),
+    ):
         assert not non_decreasing(e, S)
         assert preimage(e, S, (0, 100), (3, 3)) is None
 
