@@ -77,6 +77,11 @@ def cpu_seconds() -> float:
 # worker: one compile in this process
 
 
+#: Called with True as a worker's timed compile starts and False as it ends (the stack
+#: sampler of ``bench.inductor_profile`` counts only in between).
+COMPILE_HOOKS: list[Any] = []
+
+
 def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
     import torch
 
@@ -98,6 +103,8 @@ def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
     compiled = torch.compile(w.fn, dynamic=(shape == "dynamic"), fullgraph=False)
     # one compile thread: g++ runs as a waited-for child, so its CPU seconds are counted
     config.compile_threads = 1
+    for hook in COMPILE_HOOKS:
+        hook(True)
     t0, c0 = time.perf_counter(), cpu_seconds()
     if backend == "triton":
         import torch._inductor.codegen.triton as triton_codegen
@@ -149,6 +156,8 @@ def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
         result["output_digest"] = _digest(out)
     result["compile_wall_s"] = time.perf_counter() - t0
     result["compile_cpu_s"] = cpu_seconds() - c0
+    for hook in COMPILE_HOOKS:
+        hook(False)
     result["compile_s"] = result[f"compile_{inductor_timing.CLOCK_NAME}_s"]
     result["clock"] = inductor_timing.CLOCK_NAME
     result["index_s"] = dict(inductor_timing.SECONDS)
