@@ -192,16 +192,12 @@ def floor_for_clean(e: Expr) -> Expr:
     CleanDiv evaluates as the floor division; its producer only asserted the divisibility),
     so a guard on ``CleanDiv(2*s23, s23 // 4)`` (the form the ShapeEnv's axioms take once it
     knows the divisibility) bounds the ``2*s23 // (s23 // 4)`` of a claim."""
-    if type(e) is CleanDiv:
-        a, b = e.args
-        return FloorDiv.make(floor_for_clean(a), floor_for_clean(b))
-    if not e.args or not _has_clean(e):
+    if not e.args:
         return e
-    return e.rebuild(tuple(floor_for_clean(a) for a in e.args))
-
-
-def _has_clean(e: Expr) -> bool:
-    return type(e) is CleanDiv or any(_has_clean(a) for a in e.args)
+    args = tuple(floor_for_clean(a) for a in e.args)
+    if type(e) is CleanDiv:
+        return FloorDiv.make(*args)
+    return e if all(a is b for a, b in zip(args, e.args)) else e.rebuild(args)
 
 
 def non_decreasing(e: Expr, sym: Expr) -> bool:
@@ -248,7 +244,7 @@ def preimage(e: Expr, sym: Expr, base: Bounds, bounds: Bounds) -> Bounds | None:
         assert lo_s is not None
         if pred(lo_s):
             return lo_s
-        step, top = 1, lo_s
+        step = 1
         while True:  # find a value where pred holds (exponential steps)
             top = lo_s + step
             if hi_s is not None and top >= hi_s:
@@ -278,9 +274,9 @@ def preimage(e: Expr, sym: Expr, base: Bounds, bounds: Bounds) -> Bounds | None:
                 return None
             new_lo = v
         if hi_e is not None:
-            v = first(lambda x: value(x) > hi_e)
+            v = first(lambda x: value(x) > hi_e)  # within base, so v - 1 < hi_s
             if v is not None:
-                new_hi = v - 1 if hi_s is None or v - 1 < hi_s else hi_s
+                new_hi = v - 1
     except ia.IndexAlgError:
         return None
     if new_hi is not None and new_hi < new_lo:
