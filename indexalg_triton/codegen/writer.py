@@ -19,7 +19,6 @@ from indexalg.expr import Expr, Integer, Symbol
 from indexalg.printing.triton import TRITON_PREAMBLE, to_triton
 from indexalg_triton.codegen.configs import Config, KernelSource
 from indexalg_triton.codegen.helpers import COMBINE
-from indexalg_triton.layout import dtype_bytes
 from indexalg_triton.spec import KernelSpec, Op, is_float
 
 #: Re-read buffers above this many bytes (in all) are a working set L2 should keep: then
@@ -111,13 +110,11 @@ class KernelWriter:
         additive mask is re-read by 128 rows 261 -> 267."""
         if self.reused(o):
             return True
-        if self._reused_bytes is None:
-            total = 0
-            for op in self.spec.ops:
-                if op.kind == "load" and op.index is not None and self.reused(op):
-                    b = self.spec.buffer(str(op.buffer))
-                    total += b.storage_numel * dtype_bytes(b.view.dtype)
-            self._reused_bytes = total
+        if self._reused_bytes is None:  # each re-read buffer counted once
+            names = {str(op.buffer) for op in self.spec.ops
+                     if op.kind == "load" and op.index is not None and self.reused(op)}
+            self._reused_bytes = sum(self.spec.buffer(n).storage_numel
+                                     * self.spec.buffer(n).view.itemsize for n in names)
         return self._reused_bytes <= KEEP_REUSED_BYTES
 
     def reused(self, o: Op) -> bool:
