@@ -194,14 +194,25 @@ def _digest(out: Any) -> list[Any]:
 
 
 def run_one(
-    name: str, backend: str, shape: str, mode: str, timeout: float, clock: str = "wall"
+    name: str,
+    backend: str,
+    shape: str,
+    mode: str,
+    timeout: float,
+    clock: str = "wall",
+    *,
+    module: str = "bench.inductor",
+    extra: tuple[str, ...] = (),
 ) -> dict[str, Any]:
+    """One compile in a fresh process, caches off: ``python -m MODULE --worker ... EXTRA``
+    (this module's worker, or another's with the same worker arguments); the last JSON line
+    it prints, or an ``error``."""
     env = dict(os.environ)
     env["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"
     env["PYTHONHASHSEED"] = "0"
     env["INDEXALG_BENCH_CLOCK"] = clock
     env.pop("INDEXALG_INDUCTOR", None)
-    cmd = [sys.executable, "-m", "bench.inductor", "--worker", name, backend, shape, mode]
+    cmd = [sys.executable, "-m", module, "--worker", name, backend, shape, mode, *extra]
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import threading
 import time
@@ -150,17 +148,10 @@ def _worker(name: str, backend: str, shape: str, mode: str, interval: float) -> 
 
 
 def run_one(name: str, backend: str, shape: str, mode: str, interval: float) -> dict[str, Any]:
-    env = dict(os.environ)
-    env["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"
-    env["PYTHONHASHSEED"] = "0"
-    env.pop("INDEXALG_INDUCTOR", None)
-    cmd = [sys.executable, "-m", "bench.inductor_profile", "--worker", name, backend, shape,
-           mode, "--interval", str(interval * 1000)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith("{"):
-            return dict(json.loads(line))
-    return {"workload": name, "mode": mode, "error": (proc.stderr or proc.stdout)[-500:]}
+    from bench import inductor
+
+    return inductor.run_one(name, backend, shape, mode, 900.0, module="bench.inductor_profile",
+                            extra=("--interval", str(interval * 1000)))
 
 
 def table(rows: list[dict[str, Any]]) -> str:
