@@ -111,8 +111,9 @@ class KernelWriter:
         if self.reused(o):
             return True
         if self._reused_bytes is None:  # each re-read buffer counted once
-            names = {str(op.buffer) for op in self.spec.ops
-                     if op.kind == "load" and op.index is not None and self.reused(op)}
+            names = dict.fromkeys(str(op.buffer) for op in self.spec.ops
+                                  if op.kind == "load" and op.index is not None
+                                  and self.reused(op))
             self._reused_bytes = sum(self.spec.buffer(n).storage_numel
                                      * self.spec.buffer(n).view.itemsize for n in names)
         return self._reused_bytes <= KEEP_REUSED_BYTES
