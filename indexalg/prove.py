@@ -21,6 +21,11 @@ the prover never guesses, and a Z3 answer it cannot confirm is reported as unkno
 :meth:`Proof.smtlib` writes the tier-4 query as an SMT-LIB 2 script (``unsat`` = proved) for
 reproduction with any SMT solver; :func:`exact_bounds` gives the tightest bounds through Z3's
 optimiser.  :data:`STATS` counts which tier answered.
+
+Z3 is an optional extra (``indexalg[z3]``).  Where it cannot be imported the z3 tier decides
+nothing: a claim the other tiers leave open is *unknown* (the reason says z3 is missing), and a
+refuted claim whose counterexample no cheap point confirms is left to the next tier, never
+guessed.  :func:`smtlib_query` and :func:`exact_bounds` beyond small domains need Z3 itself.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ __all__ = [
     "exact_bounds",
     "domain_symbols",
     "in_ranges",
+    "z3_installed",
 ]
 
 Status = Literal["proved", "disproved", "unknown", "vacuous"]
@@ -319,6 +325,8 @@ def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
             if done is not None:
                 return done
     if "z3" in tiers:
+        if not z3_installed():
+            return Proof("unknown", c, r, rlimit=rlimit, reason=_NO_Z3)
         return _z3_prove(c, r, rlimit)
     return Proof("unknown", c, r, rlimit=rlimit, reason="no tier decided the claim")
 
@@ -335,7 +343,7 @@ def _decided(
         if _violates(c, point, r):
             return Proof("disproved", c, r, tier=tier, counterexample=point, reason=reason,
                          rlimit=rlimit)
-    found = _z3_counterexample(c, r, rlimit) if "z3" in tiers else None
+    found = _z3_counterexample(c, r, rlimit) if "z3" in tiers and z3_installed() else None
     if found is not None:
         return Proof("disproved", c, r, tier=tier, counterexample=found,
                      reason=reason + "; counterexample from z3", rlimit=rlimit)
@@ -343,6 +351,20 @@ def _decided(
 
 
 # --- the Z3 tier --------------------------------------------------------------------------------
+
+_NO_Z3 = ("no tier decided the claim, and the z3 tier needs z3, which is not installed "
+          "(the optional extra indexalg[z3])")
+
+
+def z3_installed() -> bool:
+    """Whether Z3 (the optional extra ``indexalg[z3]``) can be imported; without it the z3
+    tier answers nothing (see the module docstring)."""
+    try:
+        import z3  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
 
 
 @dataclass
