@@ -43,5 +43,8 @@ compiled: $(DEV)
 
 test: lint typecheck unit test-compiled
 
+# The two variables turn off the end-of-life banners that mkdocs-material and a plugin
+# print on every build (about 30 lines); every warning of the build itself still shows,
+# and --strict still turns it into an error.
 docs: $(DEV)
-	$(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(VENV)/bin/mkdocs build --strict

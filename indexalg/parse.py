@@ -54,12 +54,16 @@ from indexalg.expr import (
 
 __all__ = ["parse", "clear_parsed"]
 
+# ASCII only: ``\d`` would also read other scripts' digits ("١" as 1) as numbers.
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>\d+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
+    r"\s*(?:(?P<int>[0-9]+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
     r"|(?P<op>\*\*|//|<=|>=|==|!=|[-+*/%<>(),]))"
 )
 
 _KEYWORDS = {"and", "or", "not", "True", "False"}
+
+#: Why a digit of another script (``"١"``, ``"²"``) is refused: numbers are ASCII only.
+NOT_ASCII_DIGIT = "numbers are written with the ASCII digits 0-9"
 
 
 class _Token:
@@ -88,6 +92,8 @@ def _tokenize(text: str) -> list[_Token]:
                 hint = " (bitwise operators are not index operations)"
             elif ch == "=":
                 hint = " (use == for an equality claim)"
+            elif ch.isdigit():
+                hint = f" ({NOT_ASCII_DIGIT})"
             raise ParseError(f"unexpected character {ch!r}{hint}", text, pos + 1)
         kind = m.lastgroup or "op"
         start = m.start(kind)

@@ -118,6 +118,28 @@ GOLDEN_CASES = [
     Case("prove_vacuous", ("prove", "x == 5", "-r", "x=s0", "-r", "s0=0..0")),
     Case("simplify_empty_domain", ("simplify", "x // s0", "-r", "x=s0", "-r", "s0=..-1")),
     Case("bounds_empty_domain", ("bounds", "x + 1", "-r", "x=s0", "-r", "s0=0..0")),
+    # issue 22 item 5: one standard for the core commands
+    Case("fuzz_journal_missing_directory", ("fuzz", "--journal", "/nonexistent/dir/j.jsonl")),
+    Case("fuzz_journal_is_a_directory", ("fuzz", "--journal", "tests")),
+    Case("fuzz_rules_missing_module", ("fuzz", "--rules", "no.such.module")),
+    Case("usage_unknown_option", ("simplify", "x", "--bogus")),
+    Case("usage_unknown_command", ("frobnicate", "x")),
+    Case("usage_missing_value", ("simplify", "x", "-r")),
+    Case("usage_leading_minus", ("simplify", "-x")),
+    Case("usage_leading_minus_with_options", ("simplify", "-x", "-r", "x=8", "--json")),
+    Case("usage_leading_minus_eval", ("eval", "-x", "x=3")),
+    Case("verify_rules_bad_bounded_range", ("verify-rules", "--bounded-range", "-1")),
+    Case("verify_rules_bad_rlimit", ("verify-rules", "--rlimit", "0", "--bounded-range", "8")),
+    Case("prove_bad_rlimit", ("prove", "x == 5", "--rlimit", "0")),
+    Case("prove_inverted_range", ("prove", "x == 5", "-r", "x=5..2")),
+    Case("prove_empty_size", ("prove", "x == 5", "-r", "x=0", "-r", "y=4")),
+    Case("prove_inverted_range_json", ("prove", "x < y", "-r", "x=5..2", "-r", "y=4", "--json")),
+    Case("bounds_inverted_range", ("bounds", "x + 1", "-r", "x=5..2")),
+    Case("parse_non_ascii_digit", ("simplify", "\u0661 + x")),
+    Case("parse_non_ascii_digit_in_a_number", ("eval", "x + 1\u0662", "x=1")),
+    Case("range_non_ascii_digit", ("simplify", "x", "--range", "x=\u0661\u0660")),
+    Case("help_top_level", ("--help",)),
+    Case("help_demo", ("demo", "--help")),
 ]
 
 
@@ -132,6 +154,7 @@ def test_golden(
     case: Case, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps --help to the terminal's width
     code, out, err = run_main(case.argv, capsys)
     got = _render(code, out, err)
     path = GOLDEN / f"{case.name}.out"
@@ -161,6 +184,56 @@ def test_bad_input_is_one_error_line_and_status_2(
     if case.name.startswith("parse_"):
         assert re.match(r"error: column \d+: ", err)
         assert len(err.splitlines()) == 3  # message, text, caret
+
+
+USAGE_CASES = [c for c in GOLDEN_CASES if c.name.startswith("usage_")]
+
+
+@pytest.mark.parametrize("case", USAGE_CASES, ids=lambda c: c.name)
+def test_a_usage_error_is_one_error_line_then_a_hint(
+    case: Case, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_main(case.argv, capsys)
+    error, hint = err.splitlines()
+    assert (code, out) == (common.EXIT_BAD_INPUT, "")
+    assert error.startswith("error: ") and "usage:" not in err
+    assert hint.startswith(("see 'indexalg", "an expression that starts with '-' goes after"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "fixed"),
+    [
+        (("simplify", "-x"), ("simplify", "--", "-x")),
+        (
+            ("simplify", "-x", "-r", "x=4", "--json"),
+            ("simplify", "-r", "x=4", "--json", "--", "-x"),
+        ),
+        (("simplify", "-r=x=4", "-x"), ("simplify", "-r=x=4", "--", "-x")),
+        (("eval", "-x//4", "x=3", "--env", "y=1"), ("eval", "--env", "y=1", "--", "-x//4", "x=3")),
+        (("prove", "-x<1", "--tiers=z3"), ("prove", "--tiers=z3", "--", "-x<1")),
+        (("bounds", "-(x+1)//2"), ("bounds", "--", "-(x+1)//2")),
+    ],
+)
+def test_an_expression_taken_for_an_option_is_shown_after_double_dash(
+    argv: tuple[str, ...], fixed: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_main(argv, capsys)
+    dash = fixed.index("--")
+    shown = " ".join(["indexalg", *fixed[: dash + 1], f'"{fixed[dash + 1]}"', *fixed[dash + 2 :]])
+    assert code == common.EXIT_BAD_INPUT
+    assert err.splitlines()[1] == f"an expression that starts with '-' goes after '--': {shown}"
+    assert run_main(fixed, capsys)[0] in (common.EXIT_OK, common.EXIT_DISPROVED)
+
+
+@pytest.mark.parametrize("argv", [("simplify", "x", "--bogus"), ("simplify", "--bogus", "x")])
+def test_an_unknown_option_gets_no_double_dash_hint(
+    argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, _, err = run_main(argv, capsys)
+    assert err.splitlines() == [
+        "error: unrecognized arguments: --bogus",
+        "see 'indexalg simplify --help'",
+    ]
 
 
 def test_parse_error_caret_points_at_the_column(capsys: pytest.CaptureFixture[str]) -> None:
@@ -559,7 +632,7 @@ def _subprocess(*args: str) -> subprocess.CompletedProcess[str]:
         (("-m", "indexalg.cli", "eval", "x // 0"), 2, "", "error: column 3: division by zero"),
         (("-m", "indexalg", "eval", "x + y", "x=1"), 2, "", "error: symbol 'y' has no value"),
         (("-m", "indexalg", "simplify", "x", "-r", "x=0"), 2, "", "error: --range x=0: size 0"),
-        (("-m", "indexalg", "frobnicate"), 2, "", "usage: indexalg"),
+        (("-m", "indexalg", "frobnicate"), 2, "", "error: argument COMMAND: invalid choice"),
     ],
 )
 def test_exit_status_in_a_subprocess(
@@ -669,3 +742,18 @@ def test_long_input_errors_show_an_excerpt_around_the_column(
     assert code == common.EXIT_BAD_INPUT and message == "error: column 4001: unexpected '*'"
     assert len(shown) < 140 and shown.startswith("  ...")
     assert shown[caret.index("^")] == "*"
+
+
+# --- make docs (issue 22 item 5) -------------------------------------------------------------
+
+
+def test_make_docs_turns_off_the_upstream_banners_not_the_warnings() -> None:
+    """``make docs`` sets the two variables that silence the ~30 lines of end-of-life banners
+    mkdocs-material and a plugin print (the same ones tests/test_docs.py builds with), and
+    keeps ``--strict``, so that a warning of the build itself still fails it."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ndocs: ", 1)[1].splitlines()[1]
+    assert recipe.startswith("\t")
+    assert "NO_MKDOCS_2_WARNING=1" in recipe and "DISABLE_MKDOCS_2_WARNING=true" in recipe
+    assert recipe.rstrip().endswith("mkdocs build --strict")
+    assert " -q" not in recipe and "--quiet" not in recipe and "2>" not in recipe

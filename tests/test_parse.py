@@ -282,7 +282,17 @@ BAD_INPUTS = [
     Bad("Where(x, 1, 2)", 1, "expected a claim"),
     Bad("Not(x)", 1, "expected a claim"),
     Bad("x < 3 and 4", 7, "expected a claim"),
+    # issue 22: only the ASCII digits make numbers (\d would read "١" as 1)
+    Bad("\u0661 + x", 1, "unexpected character '\u0661' (numbers are written with the ASCII"),
+    Bad("x + 1\u0662", 6, "unexpected character '\u0662'"),
+    Bad("x // \uff18", 6, "unexpected character '\uff18' (numbers are written"),
+    Bad("x**\u00b2", 4, "unexpected character '\u00b2'"),
 ]
+
+
+@pytest.mark.parametrize("text", ["0123456789", "x + 10", "x // 64 % 8"])
+def test_ascii_digits_are_numbers(text: str) -> None:
+    assert ia.parse(text) is ia.parse(text.replace(" ", ""))
 
 
 @pytest.mark.parametrize("bad", BAD_INPUTS, ids=lambda b: b.text or "<empty>")

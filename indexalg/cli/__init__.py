@@ -30,6 +30,9 @@ Rules a subcommand follows:
   exits with ``EXIT_BAD_INPUT``, never with a traceback.  Other exceptions are bugs:
   ``main`` prints one line ``error: internal error: TYPE: MESSAGE`` and exits with
   ``EXIT_INTERNAL`` (5); the traceback follows only with ``indexalg --debug``.
+* **Usage errors** (an unknown option, a missing argument) are bad input too: one
+  ``error: ...`` line first, then a hint (``see 'indexalg NAME --help'``, or the command
+  again with ``--`` when an expression that starts with ``-`` was taken for an option).
 * **Empty option values** (``--tiers ""``) are bad input: ``main`` refuses them before
   ``run`` (exit 2), naming the option.
 * **Shared options** come from :mod:`indexalg.cli.common`: ``add_range_option`` (repeated
@@ -46,14 +49,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import shlex
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
 from indexalg.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, report_error
 from indexalg.errors import IndexAlgError
+from indexalg.parse import parse
 
 __all__ = ["SUBCOMMANDS", "Subcommand", "available_subcommands", "build_parser", "main"]
 
@@ -114,14 +119,50 @@ def _version() -> str:
     return f"indexalg {__version__}"
 
 
+class UsageError(Exception):
+    """A command line that argparse refuses: ``message`` is argparse's text, ``prog`` the
+    (sub)command whose parser refused it (``indexalg`` or ``indexalg simplify``)."""
+
+    def __init__(self, message: str, prog: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of printing the usage
+    and exiting, so that ``main`` can print the ``error:`` line first."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, self.prog)
+
+
+EPILOG = """examples:
+  indexalg simplify "ModularIndexing(ModularIndexing(x, 1, 64), 1, 8)" --range x=4096
+  indexalg eval "FloorDiv(FloorDiv(n, 2), -3)" n=7
+  indexalg eval -- "-x // 4" x=3          # '--' before an expression that starts with '-'
+  indexalg bounds "x // 64 % 8" --range x=4096
+  indexalg prove "ModularIndexing(x, 1, 2*s0) == x" --range x=s0 --range s0=1..
+  indexalg demo
+  indexalg COMMAND --help                  # each command's options and examples
+
+ranges: --range NAME=N (0 <= NAME < N), NAME=LO..HI (inclusive; a side may be empty),
+NAME=EXPR (0 <= NAME < EXPR); a symbol without a range is any integer.
+
+exit statuses: 0 ok/proved, 1 disproved, 2 bad input, 3 unknown, 4 check failed,
+5 internal error, 6 vacuous (prove: the ranges admit no point)."""
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with ``only``, just that subcommand's module is imported."""
-    parser = argparse.ArgumentParser(
+    """The argument parser; with ``only``, just that subcommand's module is imported.
+    It raises :class:`UsageError` for a command line it refuses (``--help`` and
+    ``--version`` still print and raise ``SystemExit(0)``)."""
+    parser = _Parser(
         prog="indexalg",
-        description="Simplify, bound, evaluate and prove integer index expressions "
+        description="Simplify, bound, evaluate and prove integer index expressions\n"
         "(FloorDiv, ModularIndexing, CeilDiv, Min, Max, Where, ...).",
-        epilog="Exit statuses: 0 ok/proved, 1 disproved, 2 bad input, 3 unknown, 4 check failed, "
-        "5 internal error, 6 vacuous (the ranges admit no point).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument(
@@ -173,15 +214,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args_list
     args_list = [a for a in args_list if a != "--debug"]
-    parser = build_parser(only=_requested(args_list))
+    command = _requested(args_list)
+    parser = build_parser(only=command)
     try:
         args = parser.parse_args(args_list)
-    except SystemExit as stop:  # --help, --version and usage errors (status 2)
+    except SystemExit as stop:  # --help and --version
         return _status(stop.code)
+    except UsageError as err:
+        _report_usage_error(parser, command, args_list, err)
+        return EXIT_BAD_INPUT
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "_run", None)
     if run is None:
-        parser.print_usage(sys.stderr)
-        sys.stderr.write("indexalg: error: a command is required (see indexalg --help)\n")
+        sys.stderr.write("error: a command is required\nsee 'indexalg --help'\n")
         return EXIT_BAD_INPUT
     try:
         _refuse_empty_options(args)
@@ -197,6 +241,84 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         sys.stderr.write(f"error: internal error: {_one_line(err)}\n")
         return EXIT_INTERNAL
+
+
+def _report_usage_error(
+    parser: argparse.ArgumentParser, command: str | None, argv: list[str], err: UsageError
+) -> None:
+    """``error: MESSAGE`` on its own first line, then one line of help: the command again
+    with ``--`` when an expression starting with ``-`` was read as an option, else where
+    the full usage is."""
+    sys.stderr.write(f"error: {err.message}\n")
+    fixed = _with_double_dash(parser, command, argv)
+    if fixed is not None:
+        sys.stderr.write(f"an expression that starts with '-' goes after '--': {fixed}\n")
+        return
+    where = f"indexalg {command}" if command is not None else "indexalg"
+    sys.stderr.write(f"see '{where} --help'\n")
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser | None = action.choices.get(command)
+            return found
+    return None
+
+
+def _with_double_dash(
+    parser: argparse.ArgumentParser, command: str | None, argv: list[str]
+) -> str | None:
+    """The command line with ``--`` before its first positional argument, when that argument
+    starts with ``-`` (``indexalg simplify "-x"`` -> ``indexalg simplify -- "-x"``), else None.
+
+    The options (with their values) go before ``--`` and the positional arguments after it,
+    in their order."""
+    sub = None if command is None else _subparser(parser, command)
+    if sub is None or command not in argv or "--" in argv:
+        return None
+    rest = argv[argv.index(command) + 1 :]
+    takes = {
+        flag: (0 if action.nargs == 0 else 1)
+        for action in sub._actions
+        for flag in action.option_strings
+    }
+    options: list[str] = []
+    positionals: list[str] = []
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        flag = word.split("=", 1)[0]
+        if flag in takes:
+            n = 0 if "=" in word else takes[flag]
+            options += rest[i : i + 1 + n]
+            i += 1 + n
+            continue
+        positionals.append(word)
+        i += 1
+    if not positionals or not _looks_like_an_expression(positionals[0]):
+        return None
+    expr, *more = positionals
+    words = ["indexalg", command, *options, "--"]
+    return " ".join([*map(shlex.quote, words), _quote_expression(expr), *map(shlex.quote, more)])
+
+
+def _looks_like_an_expression(word: str) -> bool:
+    """A word starting with one ``-`` that parses as an expression (``-x``, ``-x // 4``)."""
+    if not word.startswith("-") or word.startswith("--"):
+        return False
+    try:
+        parse(word)
+    except IndexAlgError:
+        return False
+    return True
+
+
+def _quote_expression(word: str) -> str:
+    """An expression as the docs write it on a command line: in double quotes."""
+    if any(c in word for c in '"$`\\!'):
+        return shlex.quote(word)
+    return f'"{word}"'
 
 
 def _one_line(err: BaseException) -> str:

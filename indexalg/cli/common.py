@@ -31,6 +31,7 @@ from typing import TextIO
 from indexalg._bigint import int_to_str
 from indexalg.errors import IndexAlgError, ParseError, RangeError
 from indexalg.expr import Expr, Integer
+from indexalg.parse import NOT_ASCII_DIGIT
 from indexalg.poly import DIVISION_KINDS, division_count
 from indexalg.ranges import Ranges, RangeSpec, as_ranges, parse_range_arg
 
@@ -44,6 +45,7 @@ __all__ = [
     "EXIT_PROVED",
     "EXIT_UNKNOWN",
     "CommandError",
+    "EmptyRangeError",
     "add_json_option",
     "add_range_option",
     "bound_json",
@@ -114,23 +116,90 @@ def read_ranges(specs: Sequence[str]) -> Ranges:
     """Turn ``--range`` strings into :class:`indexalg.ranges.Ranges`.
 
     Raises :class:`~indexalg.errors.RangeError` naming the offending ``--range`` for a
-    malformed or empty range, a symbolic bound that does not parse, or a symbol given twice.
-    Symbols that the expression does not mention are allowed.
+    malformed range, a symbolic bound that does not parse, a number written with other
+    than the ASCII digits, or a symbol given twice; then :class:`EmptyRangeError` for a range
+    that admits no value on its own (``x=5..2``, ``x=0``), once the others are known to be
+    well formed.  Symbols that the expression does not mention are allowed.
     """
     table: dict[str, RangeSpec] = {}
+    seen: set[str] = set()
+    empty: list[tuple[str, str, tuple[int, int]]] = []  # (name, message, (lo, hi))
     for spec in specs:
-        try:
-            name, value = parse_range_arg(spec)
-            as_ranges({name: value})  # checks this one range, so the error can name it
-        except ParseError as err:
-            raise RangeError(f"--range {spec}: {err.one_line()}") from None
-        except RangeError as err:
-            message = str(err).removeprefix(f"range of {spec.partition('=')[0].strip()}: ")
-            raise RangeError(f"--range {spec}: {message}") from None
-        if name in table:
+        name, value, message = _read_range(spec)
+        if name in seen:
             raise RangeError(f"--range {spec}: a range for {name!r} was already given")
-        table[name] = value
-    return as_ranges(table)
+        seen.add(name)
+        if message is None:
+            table[name] = value
+            continue
+        bounds = _constant_bounds(value)
+        if bounds is None or bounds[0] <= bounds[1]:
+            raise RangeError(f"--range {spec}: {message}")
+        empty.append((name, f"--range {spec}: {message}", bounds))
+    ranges = as_ranges(table)
+    if empty:
+        name, message, (lo, hi) = empty[0]
+        raise EmptyRangeError(message, name=name, lo=lo, hi=hi, others=ranges)
+    return ranges
+
+
+def _read_range(spec: str) -> tuple[str, RangeSpec, str | None]:
+    """``(name, value, None)`` for a well-formed ``NAME=SPEC`` that admits a value; the
+    message of the library's RangeError as the third item when ``as_ranges`` refuses it."""
+    digit = next((c for c in spec if c.isdigit() and not c.isascii()), None)
+    if digit is not None:
+        raise RangeError(f"--range {spec}: unexpected character {digit!r} ({NOT_ASCII_DIGIT})")
+    try:
+        name, value = parse_range_arg(spec)
+    except RangeError as err:
+        raise RangeError(f"--range {spec}: {err}") from None
+    try:
+        as_ranges({name: value})  # checks this one range, so the error can name it
+    except ParseError as err:
+        raise RangeError(f"--range {spec}: {err.one_line()}") from None
+    except RangeError as err:
+        return name, value, str(err).removeprefix(f"range of {name}: ")
+    return name, value, None
+
+
+def _constant_bounds(value: RangeSpec) -> tuple[int, int] | None:
+    """The inclusive (lo, hi) of a range spec whose both bounds are integer constants."""
+    if isinstance(value, tuple):
+        lo, hi = (_constant(b) for b in value)
+    else:
+        size = _constant(value)
+        lo, hi = (None, None) if size is None else (0, size - 1)
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _constant(b: object) -> int | None:
+    if type(b) is int:
+        return b
+    if isinstance(b, str):
+        try:
+            b = read_expr(b)
+        except IndexAlgError:
+            return None
+    return b.payload if type(b) is Integer else None
+
+
+class EmptyRangeError(RangeError):
+    """A ``--range`` that admits no value by itself (``x=5..2``, ``x=0``): the ranges admit
+    no point, as when they do not together (``x=s0`` with ``s0=0..0``).  ``simplify`` and
+    ``bounds`` report both as bad input; ``prove`` answers ``vacuous`` to both
+    (docs/cli.md, "Ranges that admit no point").  ``others`` are the other ranges."""
+
+    def __init__(self, message: str, *, name: str, lo: int, hi: int, others: Ranges) -> None:
+        super().__init__(message)
+        self.name = name
+        self.lo = lo
+        self.hi = hi
+        self.others = others
+
+    @property
+    def why(self) -> str:
+        """``x in [5, 2] is empty``: the words the prover uses for an empty domain."""
+        return f"{self.name} in [{int_to_str(self.lo)}, {int_to_str(self.hi)}] is empty"
 
 
 # --- reporting ----------------------------------------------------------------------------

@@ -43,6 +43,14 @@ DESCRIPTION = (
     "table with division/modulo counts and, when z3 is installed, prove each result equal\n"
     "to its input (with the prover's interval, congruence and Z3 tiers, not the simplifier)."
 )
+EPILOG = """examples:
+  indexalg demo                            # the bundled Inductor index expressions
+  indexalg demo --no-prove                 # the table only, without the proofs
+  indexalg demo --file my_indices.txt      # your own examples
+
+example file (one example a line; '#' starts a comment):
+  ModularIndexing(ModularIndexing(x, 1, 64), 1, 8) ; x=4096
+  ModularIndexing(x, 1, 2*s0) ; x=s0 ; s0=1..     # ranges as in --range NAME=SPEC"""
 BUNDLED = "indexalg/examples/inductor_indices.txt"
 
 

@@ -14,6 +14,7 @@ Exit status ``EXIT_OK`` when nothing failed, ``EXIT_FAILED`` when something did,
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -150,6 +151,27 @@ def _generators(names: list[str]) -> list[str]:
     return chosen
 
 
+def _check_journal(path: str) -> None:
+    """Refuse a journal that the campaign could not read or append to, naming the path
+    (it is created, empty, when it does not exist: the campaign would create it anyway)."""
+    if not path.strip():
+        raise CommandError("--journal: empty file name")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise CommandError(f"--journal {path}: no such directory {folder}")
+    if os.path.isdir(path):
+        raise CommandError(f"--journal {path}: is a directory")
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+        with open(path, encoding="utf-8") as f:
+            for _ in f:
+                pass
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        raise CommandError(f"--journal {path}: cannot be read and appended to: {reason}") from None
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -159,8 +181,9 @@ def run(args: argparse.Namespace) -> int:
         import hypothesis  # noqa: F401
     except ImportError:
         raise CommandError("indexalg fuzz needs hypothesis: pip install hypothesis") from None
-    from indexalg.testing.fuzz import DEFAULT_CHUNK, run_campaign
+    from indexalg.testing.fuzz import DEFAULT_CHUNK, load_rules, run_campaign
 
+    # Every option is checked before the banner: bad input is one error line and nothing else.
     if args.examples < 1:
         raise CommandError(f"--examples {args.examples}: must be at least 1")
     if args.jobs < 1:
@@ -170,8 +193,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--chunk {chunk}: must be at least 1")
     props = _properties(args.properties)
     gens = _generators(args.generators)
-    if args.journal is not None and not args.journal.strip():
-        raise CommandError("--journal: empty file name")
+    if args.rules is not None:
+        load_rules(args.rules)  # raises RulesError (bad input) for a module that cannot load
+    if args.journal is not None:
+        _check_journal(args.journal)
     if not args.quiet and not args.json:
         sys.stderr.write(
             f"indexalg fuzz: {args.examples} examples of {', '.join(props)} from "

@@ -26,6 +26,7 @@ from indexalg.cli.common import (
     EXIT_UNKNOWN,
     EXIT_VACUOUS,
     CommandError,
+    EmptyRangeError,
     add_json_option,
     add_range_option,
     print_json,
@@ -33,6 +34,7 @@ from indexalg.cli.common import (
     read_ranges,
 )
 from indexalg.errors import ExprTypeError
+from indexalg.expr import Expr
 
 NAME = "prove"
 HELP = "prove or disprove a claim for all values in the ranges"
@@ -78,16 +80,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     claim = read_expr(args.claim)
-    ranges = read_ranges(args.ranges)
     if not claim.is_bool:
         raise ExprTypeError(
             f"prove takes a claim such as 'e < n' or 'a == b', got the integer expression {claim}"
         )
+    try:
+        ranges = read_ranges(args.ranges)
+    except EmptyRangeError as err:  # no point, as when the ranges are empty together
+        return _vacuous(claim, err, as_json=args.json)
     from indexalg.prove import DEFAULT_RLIMIT, TIERS, prove, smtlib_query
 
     rlimit = DEFAULT_RLIMIT if args.rlimit is None else args.rlimit
     if rlimit < 1:
-        raise CommandError(f"--rlimit must be positive, got {rlimit}")
+        raise CommandError(f"--rlimit {rlimit}: must be at least 1")
     tiers = TIERS
     if args.tiers is not None:
         tiers = tuple(t.strip() for t in args.tiers.split(",") if t.strip())
@@ -110,3 +115,26 @@ def run(args: argparse.Namespace) -> int:
         point = ", ".join(f"{k}={int_to_str(v)}" for k, v in proof.counterexample.items())
         sys.stdout.write(f"counterexample: {point}\n")
     return STATUS_EXIT[proof.status]
+
+
+def _vacuous(claim: Expr, err: EmptyRangeError, *, as_json: bool) -> int:
+    """The answer for a range that admits no value by itself: ``vacuous``, in the words and
+    the JSON form that :func:`indexalg.prove` gives when the ranges admit no point together
+    (its interval tier finds that; here the range alone shows it)."""
+    reason = f"the ranges admit no point: {err.why}"
+    if as_json:
+        ranges: dict[str, object] = {k: list(v) for k, v in err.others.as_spec().items()}
+        ranges[err.name] = [err.lo, err.hi]
+        print_json(
+            {
+                "status": "vacuous",
+                "claim": str(claim),
+                "ranges": ranges,
+                "tier": "interval",
+                "counterexample": None,
+                "reason": reason,
+            }
+        )
+    else:
+        sys.stdout.write(f"vacuous: {reason}\n")
+    return EXIT_VACUOUS

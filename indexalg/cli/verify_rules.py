@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
 
     rlimit = DEFAULT_RLIMIT if args.rlimit is None else args.rlimit
     bound = DEFAULT_BOUNDED_RANGE if args.bounded_range is None else args.bounded_range
-    if rlimit < 1 or bound < 1:
-        raise CommandError("--rlimit and --bounded-range must be positive")
+    if rlimit < 1:
+        raise CommandError(f"--rlimit {rlimit}: must be at least 1")
+    if bound < 1:
+        raise CommandError(f"--bounded-range {bound}: must be at least 1")
     if args.rules is None:
         from indexalg.rules import ALL
 
