@@ -303,7 +303,7 @@ def test_cli_prove_smtlib(capsys: pytest.CaptureFixture[str]) -> None:
         (["prove", "x + 1"], "got the integer expression x + 1"),
         (["prove", "x <"], "column 4"),
         (["prove", "x < 1", "--tiers", "smt"], "unknown prover tier"),
-        (["prove", "x < 1", "--rlimit", "0"], "--rlimit must be positive"),
+        (["prove", "x < 1", "--rlimit", "0"], "--rlimit 0: must be at least 1"),
     ],
 )
 def test_cli_prove_bad_input(
