@@ -396,16 +396,20 @@ def _loops(ranges: Ranges, order: Sequence[str], indices: Sequence[Expr], *,
 
 
 def _emit(args: argparse.Namespace) -> int:
-    spec = get(args.workload).spec(args.size)
+    w = get(args.workload)
+    w.check_size(args.size)  # options first: tracing the workload imports torch
     kinds = None if args.allow is None else parse_allow(args.allow)
+    spec = w.spec(args.size)
     sys.stdout.write(generate(spec, kinds=kinds).source)
     return EXIT_OK
 
 
 def _verify(args: argparse.Namespace) -> int:
     """Exit 0 only if every kernel matches torch eager."""
-    dev = device()
     names = list(dict.fromkeys(args.workload)) or list(WORKLOADS)
+    for name in names:  # options first: device() and the workloads import torch
+        get(name).check_size(args.size)
+    dev = device()
     failures = 0
     total = 0
     for name in names:

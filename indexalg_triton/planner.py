@@ -132,7 +132,7 @@ def tiling_cost(
         lanes *= -(-n // b) * b
     total = AXIS_COST * (tiling.ndim - 1)
     for acc, plan in zip(accesses, plans):
-        total += LANE_COST * lanes / points
+        total += LANE_COST * (lanes / points)  # int / int: exact for sizes past float range
         if plan.dims is None:  # no decomposition: a gather, one element per sector
             total += SECTOR + OP_COST * plan.ops
             continue

@@ -97,6 +97,12 @@ class Workload:
     sizes: dict[str, _Args]
     reduction: bool = False
 
+    def check_size(self, size: str) -> None:
+        """Refuse a size this workload does not have (without importing torch)."""
+        if size not in self.sizes:
+            raise InvalidOperationError(
+                f"workload {self.name} has no size {size!r} (sizes: {', '.join(self.sizes)})")
+
     def make_inputs(self, size: str = "small", device: str = "cpu", seed: int | None = None
                     ) -> list[Any]:
         """Fresh random inputs (``seed`` None: from the OS)."""
@@ -104,9 +110,7 @@ class Workload:
 
         import torch
 
-        if size not in self.sizes:
-            raise InvalidOperationError(
-                f"workload {self.name} has no size {size!r} (sizes: {', '.join(self.sizes)})")
+        self.check_size(size)
         s = int.from_bytes(os.urandom(4), "little") if seed is None else seed
         gen = torch.Generator(device=device).manual_seed(s)
         out = []
@@ -128,9 +132,7 @@ class Workload:
         :func:`~indexalg_triton.frontend.from_torch` needs), no memory."""
         import torch
 
-        if size not in self.sizes:
-            raise InvalidOperationError(
-                f"workload {self.name} has no size {size!r} (sizes: {', '.join(self.sizes)})")
+        self.check_size(size)
         dtypes = {"f32": torch.float32, "u8": torch.uint8}
         return [torch.empty(shape, dtype=dtypes.get(kind, torch.int64), device="meta")
                 for kind, shape in self.sizes[size]]

@@ -77,9 +77,16 @@ GOLDEN_CASES = [
     Case("plan_unknown_dtype", ("plan", "--index", "x", "-r", "x=64", "--dtype", "f9")),
     Case("plan_parse_error", ("plan", "--index", "x +", "-r", "x=64")),
     Case("plan_no_access", ("plan", "-r", "x=64")),
+    # sizes beyond a float's range are exact integers all the way (was OverflowError, exit 5)
+    Case("plan_size_beyond_float", ("plan", "--index", "x0", "-r", f"x0={10**309}",
+                                    "--allow", "none")),
+    Case("plan_size_beyond_float_2d", ("plan", "--index", "x0 + 3*x1", "--store", "x1 + x0*s",
+                                       "-r", "x0=3", "-r", "x1=s", "-r", f"s={10**309}..",
+                                       "--allow", "none", "--prefer-nd", "--json")),
     # emit and verify
     Case("emit_unknown_workload", ("emit", "--workload", "nope")),
     Case("emit_size_missing", ("emit", "--workload", "softmax", "--size", "int64")),
+    Case("emit_unknown_kind", ("emit", "--workload", "transpose_add", "--allow", "bogus")),
     Case("verify_large_refused", ("verify", "--size", "large")),
 ]
 
@@ -157,3 +164,27 @@ def test_internal_error_is_one_line(capsys: pytest.CaptureFixture[str],
     assert err == "error: internal error: ZeroDivisionError: boom\n"
     assert main(["plan", "--index", "x", "-r", "x=64", "--debug"]) == 5
     assert "Traceback" in capsys.readouterr().err
+
+
+_IMPORTS = """
+import sys
+from indexalg_triton.cli import main
+code = main(sys.argv[1:])
+heavy = [m for m in ("torch", "triton", "z3", "sympy") if m in sys.modules]
+print(f"exit {code} heavy {','.join(heavy) or 'none'}")
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ("plan", "--index", "x0 + 9*x1", "-r", "x0=7", "-r", "x1=3", "--allow", "none"),
+    ("emit", "--workload", "transpose_add", "--size", "int64"),
+    ("emit", "--workload", "transpose_add", "--allow", "bogus"),
+    ("verify", "--workload", "int8_unpack", "--workload", "softmax", "--size", "large"),
+], ids=["plan", "emit_bad_size", "emit_bad_allow", "verify_bad_size"])
+def test_commands_import_only_what_they_need(argv: tuple[str, ...]) -> None:
+    """``plan`` imports neither torch nor triton; bad ``emit``/``verify`` options are refused
+    before the workload is traced (which imports torch: 19-31 s on the GPU machine)."""
+    r = subprocess.run([sys.executable, "-c", _IMPORTS, *argv], capture_output=True,
+                       text=True, check=False, cwd=ROOT, timeout=120)
+    code = 0 if argv[0] == "plan" else 2
+    assert r.stdout.splitlines()[-1] == f"exit {code} heavy none", r.stderr
