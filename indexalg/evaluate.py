@@ -1,5 +1,5 @@
 """The reference evaluator: the ground truth every test, analysis and printer is checked
-against.  One table keyed by node class implements DESIGN.md's semantics exactly."""
+against.  One table keyed by node class implements the semantics of docs/semantics.md exactly."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Variable ranges: the context every analysis, simplification and proof runs under.
 
-Accepted forms (DESIGN.md), per symbol:
+Accepted forms (docs/quickstart.md, docs/cli.md#ranges), per symbol:
 * ``n`` (int): ``0 <= v < n`` (Inductor's var_ranges);
 * ``(lo, hi)``: inclusive bounds, ints or expressions, ``None`` for an unbounded side;
 * a string or an :class:`~indexalg.expr.Expr`: ``0 <= v < that`` (a symbolic size);

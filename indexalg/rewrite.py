@@ -38,11 +38,13 @@ if TYPE_CHECKING:
     from indexalg.analysis.context import Context
     from indexalg.rules.base import Rule, RuleSet
 
-__all__ = ["match", "match_all", "instantiate", "condition_holds", "RuleIndex"]
+__all__ = ["COMMUTATIVE_OPS", "match", "match_all", "instantiate", "condition_holds", "RuleIndex"]
 
 Binding = dict[Expr, Expr]
 
-_COMMUTATIVE = (Min, Max, Eq, Ne)
+#: Node classes whose operands a pattern matches in any order (:func:`match_all` tries each
+#: order).  Add and Mul are commutative too; their canonical forms have a matcher of their own.
+COMMUTATIVE_OPS: tuple[type[Expr], ...] = (Min, Max, Eq, Ne)
 
 
 def match(p: Expr, s: Expr, b: Binding) -> bool:
@@ -65,7 +67,7 @@ def match(p: Expr, s: Expr, b: Binding) -> bool:
         return _match_mul(p, s, b)
     if tp is not type(s) or p.payload != s.payload or len(p.args) != len(s.args):
         return False
-    if tp in _COMMUTATIVE:
+    if tp in COMMUTATIVE_OPS:
         if len(p.args) > 4:
             return False
         for order in permutations(s.args):
@@ -83,7 +85,7 @@ def match(p: Expr, s: Expr, b: Binding) -> bool:
 def match_all(p: Expr, s: Expr) -> Iterator[Binding]:
     """Every binding under which ``p`` matches ``s`` at the root (commutative roots try each
     argument order, so a rule's condition can be checked for each)."""
-    if type(p) in _COMMUTATIVE and type(s) is type(p) and len(p.args) == len(s.args):
+    if type(p) in COMMUTATIVE_OPS and type(s) is type(p) and len(p.args) == len(s.args):
         if len(p.args) > 4:
             return
         for order in permutations(s.args):
@@ -191,7 +193,7 @@ def _arg_kinds(lhs: Expr) -> tuple[type[Expr] | None, ...] | None:
     the root matches other than argument by argument (commutative roots try every order;
     a product pattern matches the coefficient and the rest of the factors)."""
     t = type(lhs)
-    if t in _COMMUTATIVE or t is Mul or t is Wild or not lhs.args:
+    if t in COMMUTATIVE_OPS or t is Mul or t is Wild or not lhs.args:
         return None
     kinds: list[type[Expr] | None] = []
     for a in lhs.args:
@@ -229,7 +231,7 @@ class RuleIndex:
         rules = self.by_class.get(cls)
         if rules is None:
             return ()
-        if cls in _COMMUTATIVE or cls is Mul:
+        if cls in COMMUTATIVE_OPS or cls is Mul:
             return rules
         args = node.args
         if len(args) == 2:

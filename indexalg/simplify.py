@@ -23,7 +23,14 @@ from indexalg.expr import Expr, Integer, Symbol, Wild, integer
 from indexalg.parse import parse
 from indexalg.procedures import PROCEDURES, Procedure, rebuild_product
 from indexalg.ranges import Ranges, RangesLike
-from indexalg.rewrite import _COMMUTATIVE, RuleIndex, condition_holds, instantiate, match, match_all
+from indexalg.rewrite import (
+    COMMUTATIVE_OPS,
+    RuleIndex,
+    condition_holds,
+    instantiate,
+    match,
+    match_all,
+)
 from indexalg.rules import ALL
 
 if TYPE_CHECKING:
@@ -42,7 +49,11 @@ __all__ = [
 ]
 
 DEFAULT_STEP_LIMIT = 10_000
-_MAX_DEPTH = 200
+#: How many rewrites at one node may be in progress at once, each rewriting the result of the
+#: one before (a result is visited again while its rewrite is on the stack): past this, a rule
+#: chain is taken to recurse without end.  Not :data:`indexalg.expr.MAX_DEPTH`, the nesting
+#: of an expression.
+_MAX_NESTED_REWRITES = 200
 
 
 @dataclass
@@ -150,8 +161,8 @@ class Simplifier:
         if new is None:
             return node
         self.depth += 1
-        if self.depth > _MAX_DEPTH:
-            raise RewriteLimitError(f"rewriting nests deeper than {_MAX_DEPTH} at {node}")
+        if self.depth > _MAX_NESTED_REWRITES:
+            raise RewriteLimitError(f"rewriting nests deeper than {_MAX_NESTED_REWRITES} at {node}")
         try:
             return self.visit(new)
         finally:
@@ -181,7 +192,7 @@ class Simplifier:
             if record:
                 self._tried(rule.name)
             lhs = rule.lhs
-            if type(lhs) in _COMMUTATIVE:
+            if type(lhs) in COMMUTATIVE_OPS:
                 bindings: Iterable[dict[Expr, Expr]] = match_all(lhs, node)
             else:
                 b0: dict[Expr, Expr] = {}

@@ -1,4 +1,4 @@
-"""The three simplifier properties (STYLE.md rule 14), on Inductor-style expressions:
+"""The three simplifier properties (docs/fuzzing.md, check_simplify), on Inductor-style expressions:
 
 * value preservation: at every in-range point where the input evaluates, the result has the
   same value (points: one drawn inside the ranges plus the lower and upper corners; for

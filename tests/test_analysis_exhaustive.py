@@ -6,7 +6,7 @@ the helpers ``imul``, ``ifloordiv``, ``imod``), of the symbolic bounds (``sym_bo
 ``bounds`` over size symbols, instantiated with concrete sizes), of the claim decisions
 (``decide_in``) and of the congruence analysis, for every combination of input intervals
 inside a small box, the computed result must contain every concrete result.  The ground
-truth is DESIGN.md's semantics written directly in Python (floor division, Python ``%``,
+truth is the semantics of docs/semantics.md written directly in Python (floor division, Python ``%``,
 exact ``CeilDiv`` for any sign, ``ModularIndexing(a, d, m) = (a // d) % m`` for d, m >= 1);
 a meta-test checks it against :func:`indexalg.evaluate`.
 

@@ -1,4 +1,4 @@
-"""DESIGN.md's semantics, op by op, through the reference evaluator; and the canonical
+"""The semantics of docs/semantics.md, op by op, through the reference evaluator; and the canonical
 forms the constructors build (the only simplification they do)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The Z3 encoding (indexalg.interop.z3): every IR op covered, the floor semantics of
-DESIGN.md for every sign of divisor, and the evaluator's error semantics as ``defined``."""
+docs/semantics.md for every sign of divisor, and the evaluator's error semantics as ``defined``."""
 
 from __future__ import annotations
 

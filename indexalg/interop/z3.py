@@ -1,4 +1,4 @@
-"""Expressions as Z3 terms, with the exact semantics of DESIGN.md.
+"""Expressions as Z3 terms, with the exact semantics of docs/semantics.md.
 
 SMT-LIB's ``div`` and ``mod`` are *Euclidean*: ``a div b`` rounds so that ``0 <= a mod b < |b|``.
 That is Python's floor division only for ``b > 0``.  For ``b < 0``,

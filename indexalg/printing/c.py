@@ -1,4 +1,4 @@
-"""Expr -> C expression text over ``int64_t`` that computes DESIGN.md's floor semantics.
+"""Expr -> C expression text over ``int64_t`` computing the floor semantics of docs/semantics.md.
 
 C's ``/`` and ``%`` truncate toward zero, which equals the floor only when the dividend is
 non-negative and the divisor positive.  The printer uses them exactly there: where the
@@ -250,7 +250,7 @@ C_TABLE: dict[type[Expr], Handler] = {
 
 def to_c(e: Expr, *, nonneg: NonNeg | None = None) -> str:
     """A C expression (``int64_t`` for integers, ``int`` 0/1 for claims) computing ``e``
-    with DESIGN.md's floor semantics; it may call the helpers of :data:`C_PREAMBLE`.
+    with the floor semantics of docs/semantics.md; it may call the helpers of :data:`C_PREAMBLE`.
 
     ``nonneg(x)`` says x is known non-negative (a fact the caller proved, e.g. from the
     symbols' ranges); it is consulted, together with sound syntactic rules, to print C's

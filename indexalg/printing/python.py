@@ -1,6 +1,6 @@
 """Expr -> plain Python source.
 
-Python's ``//`` and ``%`` are the floor operations of DESIGN.md's semantics, so every
+Python's ``//`` and ``%`` are the floor operations of docs/semantics.md, so every
 operation prints natively: ``//``, ``%``, ``min``, ``max``, ``(a if c else b)``,
 ``and``/``or``/``not``.  Evaluating the printed text with the symbols bound to ints gives
 exactly :func:`indexalg.evaluate`'s value, with one exception: ``ModularIndexing(a, d, m)``

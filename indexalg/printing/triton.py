@@ -1,5 +1,5 @@
 """Expr -> Triton expression text for the body of a ``@triton.jit`` kernel, computing
-DESIGN.md's floor semantics.
+the floor semantics of docs/semantics.md.
 
 On integer tensors Triton's ``//`` and ``%`` truncate toward zero as C's ``/`` and ``%`` do
 (checked in Triton 3.9's interpreter and its compiled code), so the printer uses them only
@@ -223,7 +223,7 @@ TRITON_TABLE: dict[type[Expr], Handler] = {
 
 def to_triton(e: Expr, *, nonneg: NonNeg | None = None) -> str:
     """Triton expression text computing ``e`` inside a ``@triton.jit`` kernel, with
-    DESIGN.md's floor semantics; it may call the helpers of :data:`TRITON_PREAMBLE`.
+    the floor semantics of docs/semantics.md; it may call the helpers of :data:`TRITON_PREAMBLE`.
 
     ``nonneg(x)`` says x is known non-negative (a fact the caller proved); it is consulted,
     together with sound syntactic rules, to print Triton's native ``//`` and ``%`` where

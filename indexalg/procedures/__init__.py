@@ -1,4 +1,4 @@
-"""Named procedures: transformations that are not single rewrites (STYLE.md rule 6).
+"""Named procedures: transformations that are not single rewrites (docs/architecture.md).
 
 Each is a function ``(node, ctx) -> Expr | None`` registered with the node classes it
 applies to (:class:`~indexalg.procedures.base.Procedure`).  Each is checked by translation

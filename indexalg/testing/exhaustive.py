@@ -5,7 +5,7 @@ analysis can be checked for soundness (every value inside its bounds) and for ti
 (how far its bounds are from the exact ones).  This module provides:
 
 * :func:`compile_expr`: an expression as a Python function of its symbols' values, with
-  DESIGN.md's semantics (floor division, Python ``%``, exact ``CeilDiv`` for any sign,
+  the semantics of docs/semantics.md (floor division, Python ``%``, exact ``CeilDiv`` for any sign,
   ``ModularIndexing(a, d, m) = (a // d) % m`` defined for ``d, m >= 1``).  It is a second,
   independent implementation of :data:`indexalg.evaluate.EVAL_TABLE` (one entry per node
   class, :data:`SOURCE_TABLE`), about 20 times faster than :func:`indexalg.evaluate`, so
