@@ -19,6 +19,7 @@ Ranges given through each other in a cycle (``x`` in ``[0, y)``, ``y`` in ``[0, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Union
 
@@ -304,8 +305,15 @@ def parse_range_arg(text: str) -> tuple[str, RangeSpec]:
     return name, v
 
 
+_ASCII_INT = re.compile(r"[+-]?[0-9]+")
+
+
 def _int_or_text(s: str) -> int | str:
-    try:
-        return int(s)
-    except ValueError:
-        return s
+    """An integer written with the ASCII digits (``int`` alone would also read ``"١٠"`` and
+    ``"1_0"`` as 10), else the text, which the parser reads as a symbolic bound."""
+    if _ASCII_INT.fullmatch(s):
+        try:
+            return int(s)
+        except ValueError:  # over Python's digit limit: the parser reads it in full
+            return s
+    return s

@@ -515,7 +515,10 @@ def test_read_ranges(specs: tuple[str, ...], expected: dict[str, object]) -> Non
     assert common.read_ranges(specs).as_spec() == expected
 
 
-@pytest.mark.parametrize("spec", ["x=0", "x=-3", "x=3..1", "x", "=3", "x=", "x=s0+", "1x=3"])
+@pytest.mark.parametrize(
+    "spec",
+    ["x=0", "x=-3", "x=3..1", "x", "=3", "x=", "x=s0+", "1x=3", "x=\u0661\u0660", "x=1_0", "x=0..\u0661"],
+)
 def test_read_ranges_rejects(spec: str) -> None:
     with pytest.raises(RangeError):
         common.read_ranges([spec])

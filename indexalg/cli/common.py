@@ -31,7 +31,6 @@ from typing import TextIO
 from indexalg._bigint import int_to_str
 from indexalg.errors import IndexAlgError, ParseError, RangeError
 from indexalg.expr import Expr, Integer
-from indexalg.parse import NOT_ASCII_DIGIT
 from indexalg.poly import DIVISION_KINDS, division_count
 from indexalg.ranges import Ranges, RangeSpec, as_ranges, parse_range_arg
 
@@ -146,9 +145,6 @@ def read_ranges(specs: Sequence[str]) -> Ranges:
 def _read_range(spec: str) -> tuple[str, RangeSpec, str | None]:
     """``(name, value, None)`` for a well-formed ``NAME=SPEC`` that admits a value; the
     message of the library's RangeError as the third item when ``as_ranges`` refuses it."""
-    digit = next((c for c in spec if c.isdigit() and not c.isascii()), None)
-    if digit is not None:
-        raise RangeError(f"--range {spec}: unexpected character {digit!r} ({NOT_ASCII_DIGIT})")
     try:
         name, value = parse_range_arg(spec)
     except RangeError as err:
