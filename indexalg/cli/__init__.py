@@ -214,14 +214,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args_list
     args_list = [a for a in args_list if a != "--debug"]
-    command = _requested(args_list)
-    parser = build_parser(only=command)
+    requested = _requested(args_list)
+    parser = build_parser(only=requested)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as stop:  # --help and --version
         return _status(stop.code)
     except UsageError as err:
-        _report_usage_error(parser, command, args_list, err)
+        _report_usage_error(parser, requested, args_list, err)
         return EXIT_BAD_INPUT
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "_run", None)
     if run is None:
