@@ -29,7 +29,6 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from indexalg.errors import InvalidOperationError
 from indexalg.expr import (
     CeilDiv,
     Expr,
@@ -49,6 +48,7 @@ from indexalg.parse import parse
 from indexalg.poly import divide_exact
 from indexalg.ranges import RangeSpec
 from indexalg.simplify import simplify
+from indexalg_triton.errors import ConfigError
 from indexalg_triton.layout import dtype_bytes
 from indexalg_triton.tiling import AxisDim, Tiling, axis_dims
 
@@ -105,7 +105,7 @@ def parse_allow(text: str) -> tuple[str, ...]:
         return ()
     for n in names:
         if n not in STRUCTURED_KINDS:
-            raise InvalidOperationError(
+            raise ConfigError(
                 f"unknown access kind {n!r} in --allow (known: {', '.join(STRUCTURED_KINDS)})"
             )
     return tuple(dict.fromkeys(names))
@@ -214,7 +214,7 @@ def plan_access(
     kinds = supported_kinds() if allow is None else tuple(allow)
     for k in kinds:
         if k not in STRUCTURED_KINDS:
-            raise InvalidOperationError(f"unknown access kind {k!r}")
+            raise ConfigError(f"unknown access kind {k!r}")
     sizes = _size_ranges(tiling)
     loop_ranges: dict[str, RangeSpec] = {**sizes, **{n: s for n, s in tiling.loops}}
     axis_ranges: dict[str, RangeSpec] = dict(sizes)

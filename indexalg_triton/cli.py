@@ -11,29 +11,28 @@ internal error), one ``error:`` line on stderr for bad input and never a traceba
 shows one for an internal error), ``--json`` output with sorted keys, empty option values
 refused, and every option checked: values in their ranges and choices, and options that do not
 apply to what was asked refused with the reason.  An expression that starts with ``-`` may
-follow ``--index``/``--store`` as its own word (``--index -x``).
+follow ``--index``/``--store`` as its own word (``--index -x``).  Errors go through the core
+command's error shell, :func:`indexalg.cli.common.run_command`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 
 from indexalg import __version__
 from indexalg.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
-    EXIT_INTERNAL,
     EXIT_OK,
     CommandError,
     print_json,
     read_expr,
     read_ranges,
-    report_error,
+    run_command,
 )
-from indexalg.errors import IndexAlgError, RangeError
+from indexalg.errors import RangeError
 from indexalg.expr import Expr, Integer, Symbol, add, integer
 from indexalg.ranges import Ranges, parse_range_arg
 from indexalg_triton.access import STRUCTURED_KINDS, Access, AccessPlan, parse_allow
@@ -202,23 +201,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(_join_negative_values(words, parser))
     except SystemExit as stop:  # --help, --version and usage errors
         return stop.code if isinstance(stop.code, int) else EXIT_OK
-    try:
+
+    def command() -> int:
         _refuse_empty_values(args)
         run = {"plan": _plan, "emit": _emit, "verify": _verify}[args.command]
         return run(args)
-    except IndexAlgError as err:
-        report_error(err)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
-    except Exception as err:  # a bug: one line, the traceback only when asked for
-        if debug:
-            traceback.print_exc()
-        text = str(err).splitlines()[0][:300] if str(err) else ""
-        sys.stderr.write(f"error: internal error: {type(err).__name__}"
-                         + (f": {text}" if text else "") + "\n")
-        return EXIT_INTERNAL
+
+    return run_command(command, debug=debug)  # the core command's error shell
 
 
 def _join_negative_values(words: list[str], parser: argparse.ArgumentParser) -> list[str]:

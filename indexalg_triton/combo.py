@@ -46,12 +46,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from indexalg.errors import InvalidOperationError
 from indexalg.printing.triton import TRITON_PREAMBLE
 from indexalg_triton import runtime
 from indexalg_triton.codegen import Config, KernelSource, generate
 from indexalg_triton.codegen.configs import tiling_groups
 from indexalg_triton.debug import record_kernel
+from indexalg_triton.errors import ConfigError, LaunchError, SpecError
 from indexalg_triton.layout import View
 from indexalg_triton.spec import KernelSpec, SpecBuilder
 
@@ -162,14 +162,14 @@ def combine(specs: Sequence[KernelSpec], *, name: str = "combo", xblock: int | N
     ``configs[i]`` when given, else ``Config.of(num_warps, XBLOCK=xblock)`` 1-D for every
     part when ``xblock`` (a power of two) is given, else :func:`part_config`."""
     if not specs:
-        raise InvalidOperationError("a combo kernel needs at least one kernel spec")
+        raise SpecError("a combo kernel needs at least one kernel spec")
     if not name.isidentifier():
-        raise InvalidOperationError(f"combo kernel name {name!r} is not an identifier")
+        raise ConfigError(f"combo kernel name {name!r} is not an identifier")
     if configs is not None and len(configs) != len(specs):
-        raise InvalidOperationError(f"combo {name}: {len(specs)} specs, {len(configs)} configs")
+        raise ConfigError(f"combo {name}: {len(specs)} specs, {len(configs)} configs")
     for s in specs:
         if s.is_reduction:
-            raise InvalidOperationError(f"kernel {s.name} is a reduction; combo kernels fuse "
+            raise SpecError(f"kernel {s.name} is a reduction; combo kernels fuse "
                                         "pointwise kernels only")
     sources: list[tuple[KernelSpec, KernelSource]] = []
     for i, s in enumerate(specs):
@@ -234,13 +234,13 @@ def _combo_args(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]
                 ) -> list[tuple[str, Any]]:
     """The kernel's ``(name, tensor)`` arguments in order."""
     if len(tensors) != len(combo.parts):
-        raise InvalidOperationError(
+        raise LaunchError(
             f"combo {combo.name} has {len(combo.parts)} parts, got {len(tensors)} tensor sets")
     args: list[tuple[str, Any]] = []
     for i, (p, ts) in enumerate(zip(combo.parts, tensors)):
         for b in p.spec.buffers:
             if b.name not in ts:
-                raise InvalidOperationError(f"combo {combo.name} part {i}: no tensor for "
+                raise LaunchError(f"combo {combo.name} part {i}: no tensor for "
                                             f"{b.name!r}")
             args.append((f"p{i}_{b.name}", ts[b.name]))
     return args

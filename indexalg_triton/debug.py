@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from indexalg.errors import InvalidOperationError
+from indexalg_triton.errors import ConfigError
 
 __all__ = [
     "DebugPrinter",
@@ -172,7 +172,7 @@ def active_printer() -> DebugPrinter | None:
     if flag in ("", "0"):
         return None
     if flag != "1":
-        raise InvalidOperationError(f"{ENV_PRINT} must be 0 or 1, got {flag!r}")
+        raise ConfigError(f"{ENV_PRINT} must be 0 or 1, got {flag!r}")
     names = os.environ.get(ENV_KERNELS, "").strip()
     save = os.environ.get(ENV_SAVE, "").strip()
     key = (names, save)
@@ -193,7 +193,7 @@ def debug_printing(
     environment says); ``kernels`` filters by kernel name; ``save_dir`` also saves ``.pt``
     files.  Yields the printer (None when disabled)."""
     if small < 0:
-        raise InvalidOperationError(f"small must be >= 0, got {small}")
+        raise ConfigError(f"small must be >= 0, got {small}")
     printer = DebugPrinter(tuple(kernels) if kernels is not None else None, stream, small,
                            Path(save_dir) if save_dir is not None else None) if enabled else None
     _OVERRIDE.append(printer)

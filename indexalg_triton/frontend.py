@@ -39,8 +39,9 @@ shape (mean and variance, softmax's max and sum, layer norm's statistics do).  T
 may return several tensors (``out0, out1, ...``, each laid out as eager torch lays it out
 where that is a dense permutation, else contiguous; see ``layout``): all of one shape, or, with a
 reduction, each either the reduction input's shape (stored per element) or its reduced shape
-(stored once per row).  Anything else raises :class:`~indexalg.errors.InvalidOperationError`
-naming the unsupported op.
+(stored once per row).  Any other op raises :class:`~indexalg_triton.errors.UnsupportedOp`
+naming it; anything else the front end cannot follow (shapes, results that are not tensors),
+:class:`~indexalg_triton.errors.FrontendError`.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from indexalg.errors import InvalidOperationError
 from indexalg.expr import And, Expr, ModularIndexing, Symbol, add, as_expr, integer, mul
+from indexalg_triton.errors import FrontendError, UnsupportedOp
 from indexalg_triton.layout import View
 from indexalg_triton.spec import FLOAT_MATH, KernelSpec, Operand, SpecBuilder, is_float
 
@@ -97,7 +98,7 @@ def _contiguous_strides(shape: Sequence[int]) -> list[int]:
 
 def _norm_dim(d: int, n: int) -> int:
     if not -n <= d < max(n, 1):
-        raise InvalidOperationError(f"dimension {d} out of range for {n} dimensions")
+        raise FrontendError(f"dimension {d} out of range for {n} dimensions")
     return d % n if n else 0
 
 
@@ -155,10 +156,10 @@ class _TracerCore:
             return x
         lead = len(shape) - len(x.shape)
         if lead < 0:
-            raise InvalidOperationError(f"cannot broadcast {x.shape} to {shape}")
+            raise FrontendError(f"cannot broadcast {x.shape} to {shape}")
         for s, t in zip(x.shape, shape[lead:]):
             if s not in (1, t):
-                raise InvalidOperationError(f"cannot broadcast {x.shape} to {shape}")
+                raise FrontendError(f"cannot broadcast {x.shape} to {shape}")
         src = x
 
         def at(c: _Coords) -> Operand:
@@ -172,7 +173,7 @@ class _TracerCore:
             return self.broadcast(a, shape)
         if isinstance(a, (bool, int, float)):
             return a
-        raise InvalidOperationError(f"unsupported operand {a!r}")
+        raise FrontendError(f"unsupported operand {a!r}")
 
     def elementwise(self, kind: str, args: Sequence[Any], dtype: str) -> _Lazy:
         shapes = [a.shape for a in args if isinstance(a, _Lazy)]
@@ -216,7 +217,7 @@ class _TracerCore:
             v: Operand = bool(value) if dtype == "bool" else (
                 float(value) if is_float(dtype) else int(value))
         else:
-            raise InvalidOperationError(f"a constant tensor of {value!r}")
+            raise FrontendError(f"a constant tensor of {value!r}")
 
         def at(c: _Coords) -> Operand:
             return v
@@ -300,7 +301,7 @@ class _ViewTracer(_TracerCore):
             known = math.prod(s for s in new if s != -1)
             new[new.index(-1)] = total // max(known, 1)
         if math.prod(new) != total:
-            raise InvalidOperationError(f"cannot view {x.shape} as {tuple(shape)}")
+            raise FrontendError(f"cannot view {x.shape} as {tuple(shape)}")
         new_strides = _contiguous_strides(new)
 
         def fn(c: list[Expr]) -> list[Expr]:
@@ -332,7 +333,7 @@ class _ViewTracer(_TracerCore):
     def repeat(self, x: _Lazy, repeats: Sequence[int]) -> _Lazy:
         lead = len(repeats) - len(x.shape)
         if lead < 0:
-            raise InvalidOperationError("repeat needs at least one count per dimension")
+            raise FrontendError("repeat needs at least one count per dimension")
         shape = [*repeats[:lead], *(r * s for r, s in zip(repeats[lead:], x.shape))]
 
         def fn(c: list[Expr]) -> list[Expr]:
@@ -357,7 +358,7 @@ class _ViewTracer(_TracerCore):
             flat = self.reshape(x, [-1])
             return self.reshape(self.roll(flat, shifts, [0]), list(x.shape))
         if len(shifts) != len(dims):
-            raise InvalidOperationError("roll needs one shift per dimension")
+            raise FrontendError("roll needs one shift per dimension")
         by = {_norm_dim(d, len(x.shape)): s for s, d in zip(shifts, dims)}
 
         def fn(c: list[Expr]) -> list[Expr]:
@@ -390,13 +391,13 @@ class _ViewTracer(_TracerCore):
         """Each piece is read under the guard that the coordinate is in its range."""
         pieces = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
         if not pieces:
-            raise InvalidOperationError("cat of empty tensors")
+            raise FrontendError("cat of empty tensors")
         ref = pieces[0].shape
         d = _norm_dim(dim, len(ref))
         offsets = [0]
         for x in pieces:
             if len(x.shape) != len(ref) or x.shape[:d] + x.shape[d + 1:] != ref[:d] + ref[d + 1:]:
-                raise InvalidOperationError(f"cat of shapes {[p.shape for p in pieces]}")
+                raise FrontendError(f"cat of shapes {[p.shape for p in pieces]}")
             offsets.append(offsets[-1] + x.shape[d])
 
         def at(c: _Coords) -> Operand:
@@ -424,14 +425,14 @@ class _ViewTracer(_TracerCore):
         """``constant_pad_nd``: ``pads`` pairs (before, after) from the last dimension."""
         n = len(x.shape)
         if len(pads) % 2 or len(pads) // 2 > n:
-            raise InvalidOperationError(f"constant_pad_nd with pads {list(pads)}")
+            raise FrontendError(f"constant_pad_nd with pads {list(pads)}")
         before = [0] * n
         after = [0] * n
         for j in range(len(pads) // 2):
             before[n - 1 - j], after[n - 1 - j] = pads[2 * j], pads[2 * j + 1]
         shape = tuple(s + b + a for s, b, a in zip(x.shape, before, after))
         if any(s < 0 for s in shape):
-            raise InvalidOperationError(f"constant_pad_nd with pads {list(pads)}")
+            raise FrontendError(f"constant_pad_nd with pads {list(pads)}")
         lit = float(value) if is_float(dtype) else int(value)
 
         def at(c: _Coords) -> Operand:
@@ -459,7 +460,7 @@ class _Tracer(_ViewTracer):
     def pixel_shuffle(self, x: _Lazy, r: int) -> _Lazy:
         *lead, ch, h, w = x.shape
         if ch % (r * r):
-            raise InvalidOperationError(f"pixel_shuffle of {ch} channels by {r}")
+            raise FrontendError(f"pixel_shuffle of {ch} channels by {r}")
         k = len(lead)
 
         def fn(c: list[Expr]) -> list[Expr]:
@@ -473,7 +474,7 @@ class _Tracer(_ViewTracer):
     def pixel_unshuffle(self, x: _Lazy, r: int) -> _Lazy:
         *lead, ch, h, w = x.shape
         if h % r or w % r:
-            raise InvalidOperationError(f"pixel_unshuffle of {h}x{w} by {r}")
+            raise FrontendError(f"pixel_unshuffle of {h}x{w} by {r}")
         k = len(lead)
 
         def fn(c: list[Expr]) -> list[Expr]:
@@ -489,7 +490,7 @@ class _Tracer(_ViewTracer):
         ratios = []
         for i, (o, s) in enumerate(zip(out_shape, x.shape)):
             if o % s:
-                raise InvalidOperationError(
+                raise FrontendError(
                     f"upsample_nearest with a non-integer ratio ({s} -> {o}, dimension {i})")
             ratios.append(o // s)
         del k
@@ -528,7 +529,7 @@ class _Tracer(_ViewTracer):
 
     def _indirect(self, x: _Lazy, d: int, i: Operand, what: str) -> Symbol:
         if not isinstance(i, str):
-            raise InvalidOperationError(f"{what} needs a tensor of indices")
+            raise FrontendError(f"{what} needs a tensor of indices")
         self.builder.check(i, x.shape[d])
         return Symbol(i)
 
@@ -565,7 +566,7 @@ class _Tracer(_ViewTracer):
         if self.reduction is None:
             self.reduction = (ds, x.shape)
         elif self.reduction != (ds, x.shape):
-            raise InvalidOperationError(
+            raise FrontendError(
                 "a kernel has one reduction loop: every reduction must reduce the same "
                 f"dimensions of the same shape ({self.reduction[1]} dims "
                 f"{list(self.reduction[0])} vs {x.shape} dims {list(ds)})"
@@ -600,7 +601,7 @@ class _Tracer(_ViewTracer):
                 cs = _insert(c, all_ds, [zeros[d] for d in all_ds])
             v = x.at(cs)
             if not isinstance(v, str):
-                raise InvalidOperationError(f"{kind} of a constant")
+                raise FrontendError(f"{kind} of a constant")
             return self.builder.reduce(kind, v, dtype)
 
         return _Lazy(shape, dtype, at)
@@ -687,7 +688,7 @@ def _broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
             j = n - len(s) + i
             if v != 1:
                 if out[j] not in (1, v):
-                    raise InvalidOperationError(f"shapes {list(shapes)} do not broadcast")
+                    raise FrontendError(f"shapes {list(shapes)} do not broadcast")
                 out[j] = v
     return tuple(out)
 
@@ -705,7 +706,7 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
     always row-major.  See the module docstring for the supported ops.
     """
     if layout not in ("torch", "contiguous"):
-        raise InvalidOperationError(
+        raise FrontendError(
             f"from_torch: layout must be 'torch' or 'contiguous', not {layout!r}")
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
@@ -720,7 +721,7 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
     bufs: list[tuple[str, View]] = []
     for i, (node, t) in enumerate(zip(placeholders, example_inputs)):
         if not isinstance(t, torch.Tensor):
-            raise InvalidOperationError(f"input {i} is not a tensor")
+            raise FrontendError(f"input {i} is not a tensor")
         name_i = f"in{i}"
         view = View.of(list(t.shape), list(t.stride()), 0, _dtype_name(t.dtype))
         bufs.append((name_i, view))
@@ -734,7 +735,7 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
             result = node.args[0]
             break
         if node.op != "call_function":
-            raise InvalidOperationError(f"unsupported fx node {node.op} {node.target}")
+            raise FrontendError(f"unsupported fx node {node.op} {node.target}")
         val = node.meta.get("val")
         if isinstance(val, (list, tuple)) and val and isinstance(val[0], torch.Tensor):
             val = val[0]  # a multi-result op: its first result's shape and dtype
@@ -742,7 +743,7 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
         shape = tuple(int(s) for s in val.shape) if isinstance(val, torch.Tensor) else None
         out = _convert(tr, node, env, dtype, shape)
         if isinstance(out, _Lazy) and shape is not None and out.shape != shape:
-            raise InvalidOperationError(  # pragma: no cover - a converter bug
+            raise FrontendError(  # pragma: no cover - a converter bug
                 f"from_torch: {node.target} gave shape {out.shape}, torch {shape}")
         env[node.name] = tr.cast(out, dtype) if isinstance(out, _Lazy) else out
     results = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -751,13 +752,13 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
     for r in results:
         out = env.get(r.name) if isinstance(r, torch.fx.Node) else None
         if not isinstance(out, _Lazy):
-            raise InvalidOperationError("the function's results must be tensors")
+            raise FrontendError("the function's results must be tensors")
         outs.append(out)
         val = r.meta.get("val")
         strides.append([int(x) for x in val.stride()]
                        if layout == "torch" and isinstance(val, torch.Tensor) else None)
     if not outs:
-        raise InvalidOperationError("the function returns no tensor")
+        raise FrontendError("the function returns no tensor")
     return _build(tr, kname, bufs, outs, strides)
 
 
@@ -833,12 +834,12 @@ def _build(tr: _Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[_La
         else:
             what = f"the reduction input {red[1]} or its reduced shape" if red else \
                 f"the shape {space}"
-            raise InvalidOperationError(
+            raise FrontendError(
                 f"from_torch: result {k} has shape {o.shape}; every result must have {what}")
     for k, (o, coords) in enumerate(zip(outs, coords_of)):
         val = o.at(coords)
         if not isinstance(val, str):
-            raise InvalidOperationError(f"result {k} is a constant, not a tensor")
+            raise FrontendError(f"result {k} is a constant, not a tensor")
         index = add(*(mul(s, c) for s, c in zip(out_strides[k], coords)))
         tr.b.store(f"out{k}", index, val)
     return tr.b.build()
@@ -868,7 +869,7 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
         if isinstance(a, torch.fx.Node):
             v = env[a.name]
             if isinstance(v, _Refused):
-                raise InvalidOperationError(f"from_torch: unsupported op {v.what}")
+                raise UnsupportedOp(v.what)
             return v
         if isinstance(a, (list, tuple)):
             return [arg(x) for x in a]
@@ -887,7 +888,7 @@ def _convert(tr: _Tracer, node: Any, env: dict[str, Any], dtype: str,
         out = part(c)
         if out is not _UNHANDLED:
             return out
-    raise InvalidOperationError(f"from_torch: unsupported op {target} ({overload})")
+    raise UnsupportedOp(str(target), overload)
 
 
 #: The value of a converter that does not handle the op (the next one is tried).
@@ -991,7 +992,7 @@ def _convert_activations(c: _Call) -> Any:
         return tr.elementwise("mul", [half, tr.elementwise("add", [t, 1.0], dtype)], dtype)
     if op == "where":
         if overload == "ScalarOther" or len(args) < 3:
-            raise InvalidOperationError(f"from_torch: unsupported op {target} ({overload})")
+            raise UnsupportedOp(str(target), overload)
         return tr.where(args[0], args[1], args[2], dtype)
     if op == "masked_fill":
         return tr.where(args[1], args[2], args[0], dtype)
@@ -1093,9 +1094,8 @@ def _convert_pool_gather(c: _Call) -> Any:
             4, "ceil_mode", False)
         if any(p != 0 for p in padding) or any(d != 1 for d in dilation) or ceil_mode or (
                 op == "avg_pool2d" and len(rest) > 2 and rest[2] is not None):
-            raise InvalidOperationError(
-                f"from_torch: unsupported op {target} (padding, dilation, ceil_mode or a "
-                "divisor override)")
+            raise UnsupportedOp(str(target),
+                                "padding, dilation, ceil_mode or a divisor override")
         kind = "avg" if op == "avg_pool2d" else "max"
         kernel = [kernel] if isinstance(kernel, int) else kernel
         stride = [stride] if isinstance(stride, int) else stride
@@ -1111,11 +1111,10 @@ def _convert_pool_gather(c: _Call) -> Any:
         idx = args[1]
         present = [i for i, t in enumerate(idx) if t is not None]
         if len(present) != 1:
-            raise InvalidOperationError(
-                f"from_torch: unsupported op {target} (indexing with {len(present)} tensors)")
+            raise UnsupportedOp(str(target), f"indexing with {len(present)} tensors")
         t = idx[present[0]]
         if t.dtype == "bool":
-            raise InvalidOperationError(f"from_torch: unsupported op {target} (a bool mask)")
+            raise UnsupportedOp(str(target), "a bool mask")
         return tr.index_select(args[0], present[0], t, wrap=True, what="index")
     if op == "gather":
         return tr.gather(args[0], args[1], args[2])
@@ -1137,7 +1136,7 @@ def _convert_reductions(c: _Call) -> Any:
             return [v, _Refused(f"{target} (its indices)")]
         if op in ("max", "min", "amax", "amin"):
             if op in ("max", "min") and overload != "default":
-                raise InvalidOperationError(f"from_torch: unsupported op {target} ({overload})")
+                raise UnsupportedOp(str(target), overload)
             return _minmax(tr, op, x, dims, keepdim, dtype)
         if op == "mean":
             return tr.mean(x, dims, keepdim, dtype)
@@ -1217,5 +1216,4 @@ def _pow(tr: _Tracer, x: _Lazy, e: Any, dtype: str) -> _Lazy:
         return tr.math("sqrt", x, dtype)
     if e == -0.5:
         return tr.math("rsqrt", x, dtype)
-    raise InvalidOperationError(f"from_torch: unsupported op aten.pow.Tensor_Scalar "
-                                f"(exponent {e})")
+    raise UnsupportedOp("aten.pow.Tensor_Scalar", f"exponent {e}")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, ExprLike, Symbol, add, as_expr, integer, mul
+from indexalg_triton.errors import SpecError
 
 __all__ = ["DTYPE_BYTES", "View", "dtype_bytes", "contiguous_strides"]
 
@@ -45,7 +45,7 @@ def dtype_bytes(dtype: str) -> int:
         return DTYPE_BYTES[name]
     except KeyError:
         known = ", ".join(DTYPE_BYTES)
-        raise InvalidOperationError(f"unknown dtype {dtype!r} (known: {known})") from None
+        raise SpecError(f"unknown dtype {dtype!r} (known: {known})") from None
 
 
 def contiguous_strides(sizes: Sequence[ExprLike]) -> tuple[Expr, ...]:
@@ -78,7 +78,7 @@ class View:
         sz = tuple(as_expr(s) for s in sizes)
         st = contiguous_strides(sz) if strides is None else tuple(as_expr(s) for s in strides)
         if len(st) != len(sz):
-            raise InvalidOperationError(
+            raise SpecError(
                 f"a view needs one stride per size: {len(sz)} sizes, {len(st)} strides"
             )
         dtype_bytes(dtype)
@@ -103,7 +103,7 @@ class View:
         :meth:`loop_names`)."""
         names = self.loop_names() if loop_vars is None else loop_vars
         if len(names) != len(self.sizes):
-            raise InvalidOperationError(
+            raise SpecError(
                 f"a {len(self.sizes)}-D view needs {len(self.sizes)} loop variables, "
                 f"got {len(names)}"
             )

@@ -34,8 +34,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen import Config, KernelSource, generate
+from indexalg_triton.errors import ConfigError, LaunchError, SpecError
 from indexalg_triton.runtime import launch
 from indexalg_triton.spec import KernelSpec
 
@@ -93,7 +93,7 @@ def looped_config(spec: KernelSpec, rblock: int = 2048) -> Config:
     assert spec.reduction is not None
     rnumel = spec.reduction[1]
     if rnumel < 2:
-        raise InvalidOperationError(f"kernel {spec.name}: a reduction of {rnumel} element "
+        raise ConfigError(f"kernel {spec.name}: a reduction of {rnumel} element "
                                     "has no looped form")
     rb = min(_pow2(rblock), 1 << ((rnumel // 2).bit_length() - 1))
     return Config.of(4 if rb <= 512 else 8, XBLOCK=1 if rb >= 512 else max(1, 512 // rb),
@@ -149,16 +149,16 @@ class MultiKernel:
     def __init__(self, spec: KernelSpec, *, persistent: Config | None = None,
                  looped: Config | None = None, kinds: tuple[str, ...] = ()) -> None:
         if spec.reduction is None:
-            raise InvalidOperationError(f"kernel {spec.name} has no reduction loop")
+            raise SpecError(f"kernel {spec.name} has no reduction loop")
         self.spec = spec
         p_cfg = persistent or persistent_config(spec)
         l_cfg = looped or looped_config(spec)
         rnumel = spec.reduction[1]
         if p_cfg.block("RBLOCK") < rnumel:
-            raise InvalidOperationError(f"persistent config {p_cfg.describe()} does not cover "
+            raise ConfigError(f"persistent config {p_cfg.describe()} does not cover "
                                         f"rnumel {rnumel}")
         if l_cfg.block("RBLOCK") >= rnumel:
-            raise InvalidOperationError(f"looped config {l_cfg.describe()} does not loop over "
+            raise ConfigError(f"looped config {l_cfg.describe()} does not loop over "
                                         f"rnumel {rnumel}")
         self.variants: dict[str, KernelSource] = {
             "persistent": generate(spec, p_cfg, kinds=kinds),
@@ -166,7 +166,7 @@ class MultiKernel:
         }
         sigs = {k: v.arg_names for k, v in self.variants.items()}
         if sigs["persistent"] != sigs["looped"]:
-            raise InvalidOperationError(f"kernel {spec.name}: the variants' argument lists "
+            raise ConfigError(f"kernel {spec.name}: the variants' argument lists "
                                         f"differ: {sigs}")
         #: per variant, the arguments its body never names (kept in the signature)
         self.unused: dict[str, tuple[str, ...]] = {k: _unused(v)
@@ -191,7 +191,7 @@ class MultiKernel:
         """Launch the variant chosen for these shapes (timing both first when unknown)."""
         missing = [n for n in self.arg_names if n not in tensors]
         if missing:
-            raise InvalidOperationError(f"multi-kernel {self.spec.name}: no tensor for "
+            raise LaunchError(f"multi-kernel {self.spec.name}: no tensor for "
                                         f"{missing}")
         key = self._key(tensors)
         hit = _CHOICES.get(key)

@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen import Config, KernelSource, default_configs, generate
 from indexalg_triton.debug import active_printer
+from indexalg_triton.errors import LaunchError, VerificationError
 from indexalg_triton.spec import KernelSpec, is_float
 
 __all__ = [
@@ -113,7 +113,7 @@ def compile_source(source: str, kernel_name: str, *, interpret: bool | None = No
         spec = importlib.util.spec_from_file_location(
             f"indexalg_kernel_{digest}_{int(interpret)}", path)
         if spec is None or spec.loader is None:  # pragma: no cover - a file we just wrote
-            raise InvalidOperationError(f"cannot import the generated kernel {path}")
+            raise LaunchError(f"cannot import the generated kernel {path}")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         _MODULES[key] = mod
@@ -311,7 +311,7 @@ def launch(src: KernelSource, tensors: Mapping[str, Any]) -> None:
     """Run ``src`` once on ``tensors`` (by buffer name; outputs preallocated)."""
     missing = [n for n in src.arg_names if n not in tensors]
     if missing:
-        raise InvalidOperationError(f"launch of {src.kernel_name}: no tensor for {missing}")
+        raise LaunchError(f"launch of {src.kernel_name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
     if src.stages:  # a split reduction: its kernels in order, over fresh workspaces
         import torch
@@ -525,7 +525,7 @@ def autotune(
         except Exception:  # an untunable config is skipped
             continue
     if not timings:
-        raise InvalidOperationError(f"no config of {spec.name} ran")
+        raise VerificationError(f"no config of {spec.name} ran")
     best = min(timings, key=lambda t: t[1])[0]
     _TUNED[key] = (best, timings)
     return best, timings

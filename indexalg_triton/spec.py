@@ -47,8 +47,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from indexalg.errors import ExprTypeError, InvalidOperationError
+from indexalg.errors import ExprTypeError
 from indexalg.expr import BoolConst, Expr, Integer, Symbol, as_expr
+from indexalg_triton.errors import SpecError
 from indexalg_triton.layout import View, dtype_bytes
 
 __all__ = [
@@ -101,7 +102,7 @@ def promote(dtypes: Sequence[str]) -> str:
     """torch's promotion among tensor operands of one category order: bool < integers <
     floats; within a category, the wider element (ties: the first)."""
     if not dtypes:
-        raise InvalidOperationError("promote() needs at least one dtype")
+        raise SpecError("promote() needs at least one dtype")
 
     def rank(d: str) -> tuple[int, int]:
         cat = 0 if d == "bool" else 2 if is_float(d) else 1
@@ -177,15 +178,15 @@ def _int(e: object, what: str) -> int:
         if type(e) is Integer:
             v: int = e.payload
             return v
-        raise InvalidOperationError(f"{what} must be an integer, got {e}")
+        raise SpecError(f"{what} must be an integer, got {e}")
     if isinstance(e, bool) or not isinstance(e, int):
-        raise InvalidOperationError(f"{what} must be an integer, got {e!r}")
+        raise SpecError(f"{what} must be an integer, got {e!r}")
     return e
 
 
 def _check_name(name: str, what: str) -> None:
     if not name.isidentifier() or keyword.iskeyword(name) or name in _RESERVED:
-        raise InvalidOperationError(f"{what} name {name!r} is not a usable identifier")
+        raise SpecError(f"{what} name {name!r} is not a usable identifier")
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ class KernelSpec:
         for b in self.buffers:
             if b.name == name:
                 return b
-        raise InvalidOperationError(f"kernel {self.name} has no buffer {name!r}")
+        raise SpecError(f"kernel {self.name} has no buffer {name!r}")
 
     @property
     def inputs(self) -> tuple[Buffer, ...]:
@@ -225,7 +226,7 @@ class KernelSpec:
         for o in self.ops:
             if o.name == name or name in o.results:
                 return o
-        raise InvalidOperationError(f"kernel {self.name} has no value {name!r}")
+        raise SpecError(f"kernel {self.name} has no value {name!r}")
 
     def writes(self, op_name: str) -> tuple[str, ...]:
         """The buffers the stores of an operation's values write, in store order."""
@@ -286,16 +287,16 @@ def _validate_names(spec: KernelSpec) -> dict[str, str]:
     for n, s in [*spec.loops, *([spec.reduction] if spec.reduction else [])]:
         _check_name(n, "loop")
         if _int(s, f"size of loop {n}") < 1:
-            raise InvalidOperationError(f"loop {n} needs a positive size, got {s}")
+            raise SpecError(f"loop {n} needs a positive size, got {s}")
         if n in names:
-            raise InvalidOperationError(f"name {n!r} is used twice")
+            raise SpecError(f"name {n!r} is used twice")
         names[n] = "loop"
     if not spec.loops:
-        raise InvalidOperationError(f"kernel {spec.name} needs at least one pointwise loop")
+        raise SpecError(f"kernel {spec.name} needs at least one pointwise loop")
     for b in spec.buffers:
         _check_name(b.name, "buffer")
         if b.name in names:
-            raise InvalidOperationError(f"name {b.name!r} is used twice")
+            raise SpecError(f"name {b.name!r} is used twice")
         names[b.name] = "buffer"
         for dim in (*b.view.sizes, *b.view.strides, b.view.offset):
             _int(dim, f"layout of buffer {b.name}")
@@ -307,88 +308,88 @@ def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[
     """One op, after those before it (their values are in ``dtypes``); records its values."""
     _check_name(o.name, "value")
     if o.name in names:
-        raise InvalidOperationError(f"name {o.name!r} is used twice")
+        raise SpecError(f"name {o.name!r} is used twice")
     dtype_bytes(o.dtype)
     for a in o.args:
         if isinstance(a, str) and a not in dtypes:
-            raise InvalidOperationError(f"value {o.name} uses {a!r} before it is defined")
+            raise SpecError(f"value {o.name} uses {a!r} before it is defined")
     if o.kind == "load":
         if o.buffer is None or names.get(o.buffer) != "buffer":
-            raise InvalidOperationError(f"load {o.name} names no buffer ({o.buffer!r})")
+            raise SpecError(f"load {o.name} names no buffer ({o.buffer!r})")
         if spec.buffer(o.buffer).output:
-            raise InvalidOperationError(f"load {o.name} reads the output {o.buffer}")
+            raise SpecError(f"load {o.name} reads the output {o.buffer}")
         if o.guard is not None:
             if not o.guard.is_bool:
                 raise ExprTypeError(f"the guard of {o.name} is not a claim: {o.guard}")
             if not {s.payload for s in o.guard.free_symbols} <= loop_syms:
-                raise InvalidOperationError(
+                raise SpecError(
                     f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
     elif o.guard is not None:
-        raise InvalidOperationError(f"{o.kind} {o.name} has a guard (only loads do)")
+        raise SpecError(f"{o.kind} {o.name} has a guard (only loads do)")
     if o.kind in ("load", "index"):
         if o.index is None:
-            raise InvalidOperationError(f"{o.kind} {o.name} needs an index expression")
+            raise SpecError(f"{o.kind} {o.name} needs an index expression")
         for sym in o.index.free_symbols:
             used: str = sym.payload
             if used not in loop_syms and used not in dtypes:
-                raise InvalidOperationError(
+                raise SpecError(
                     f"the index of {o.name} mentions {used}, not a loop or value"
                 )
             if used in dtypes and (is_float(dtypes[used]) or dtypes[used] == "bool"):
                 raise ExprTypeError(f"{o.name} indexes with the non-integer {used}")
     elif o.kind == "check":
         if len(o.args) != 1 or o.size is None or o.size < 1:
-            raise InvalidOperationError(f"check {o.name} needs one value and a size >= 1")
+            raise SpecError(f"check {o.name} needs one value and a size >= 1")
     elif o.reduces:
         if spec.reduction is None:
-            raise InvalidOperationError(f"{o.kind} {o.name} in a kernel with no reduction")
+            raise SpecError(f"{o.kind} {o.name} in a kernel with no reduction")
         if len(o.args) != 1:
-            raise InvalidOperationError(f"{o.kind} {o.name} takes one operand")
+            raise SpecError(f"{o.kind} {o.name} takes one operand")
         want = len(MULTI_OUTPUT.get(o.kind, ()))
         if len(o.results) != want:
-            raise InvalidOperationError(
+            raise SpecError(
                 f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
         if want and not is_float(o.dtype):
             raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
     elif o.kind in ELEMENTWISE:
         if len(o.args) != ELEMENTWISE[o.kind]:
-            raise InvalidOperationError(
+            raise SpecError(
                 f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind]} operands, got {len(o.args)}"
             )
     else:
-        raise InvalidOperationError(f"unknown op kind {o.kind!r} ({o.name})")
+        raise SpecError(f"unknown op kind {o.kind!r} ({o.name})")
     if o.results and o.kind not in MULTI_OUTPUT:
-        raise InvalidOperationError(f"{o.kind} {o.name} is not a multi-output kind")
+        raise SpecError(f"{o.kind} {o.name} is not a multi-output kind")
     if o.results:
         names[o.name] = "operation"
     for v in o.values:
         if v != o.name:
             _check_name(v, "value")
             if v in names:
-                raise InvalidOperationError(f"name {v!r} is used twice")
+                raise SpecError(f"name {v!r} is used twice")
         dtypes[v] = o.dtype
         names[v] = "value"
 
 
 def _validate_stores(spec: KernelSpec, loop_syms: set[str], dtypes: dict[str, str]) -> None:
     if not spec.stores:
-        raise InvalidOperationError(f"kernel {spec.name} stores nothing")
+        raise SpecError(f"kernel {spec.name} stores nothing")
     inner = spec.inner_values()
     for o in spec.ops:
         if o.reduces and not (isinstance(o.args[0], str) and o.args[0] in inner):
-            raise InvalidOperationError(f"{o.kind} {o.name} reduces a value that does not vary")
+            raise SpecError(f"{o.kind} {o.name} reduces a value that does not vary")
     r = Symbol(spec.reduction[0]) if spec.reduction else None
     for st in spec.stores:
         buf = spec.buffer(st.buffer)
         if not buf.output:
-            raise InvalidOperationError(f"a store writes {st.buffer}, which is not an output")
+            raise SpecError(f"a store writes {st.buffer}, which is not an output")
         if st.value not in dtypes:
-            raise InvalidOperationError(f"a store of {st.buffer} names no value {st.value!r}")
+            raise SpecError(f"a store of {st.buffer} names no value {st.value!r}")
         syms = {s.payload for s in st.index.free_symbols}
         if not syms <= loop_syms:
-            raise InvalidOperationError(f"a store index mentions non-loop symbols: {st.index}")
+            raise SpecError(f"a store index mentions non-loop symbols: {st.index}")
         if r is not None and (st.value in inner) != (r in st.index.free_symbols):
-            raise InvalidOperationError(
+            raise SpecError(
                 f"the store of {st.value} into {st.buffer}: an inner value is stored with the "
                 "reduction variable in its index, an outer one without"
             )
@@ -479,7 +480,7 @@ class SpecBuilder:
         elsewhere; a guard that simplifies to true is dropped."""
         buf = next((b for b in self._buffers if b.name == buffer), None)
         if buf is None:
-            raise InvalidOperationError(f"load from unknown buffer {buffer!r}")
+            raise SpecError(f"load from unknown buffer {buffer!r}")
         g = None if guard is None else self._index(guard)
         if g is not None and type(g) is BoolConst and bool(g.payload):
             g = None
@@ -499,20 +500,20 @@ class SpecBuilder:
         """An elementwise op; ``dtype`` defaults to torch's promotion of the value operands
         (bool for comparisons; the target for ``cast``, which needs ``dtype``)."""
         if kind not in ELEMENTWISE:
-            raise InvalidOperationError(f"unknown elementwise op {kind!r}")
+            raise SpecError(f"unknown elementwise op {kind!r}")
         for a in args:
             if isinstance(a, str) and a not in self._dtypes:
-                raise InvalidOperationError(f"{kind} uses the undefined value {a!r}")
+                raise SpecError(f"{kind} uses the undefined value {a!r}")
         if dtype is None:
             if kind == "cast":
-                raise InvalidOperationError("cast needs a dtype")
+                raise SpecError("cast needs a dtype")
             if kind in _COMPARISONS:
                 dtype = "bool"
             else:
                 vals = [self._dtypes[a] for a in (args[1:] if kind == "where" else args)
                         if isinstance(a, str)]
                 if not vals:
-                    raise InvalidOperationError(f"{kind} needs at least one value operand")
+                    raise SpecError(f"{kind} needs at least one value operand")
                 dtype = promote(vals)
                 if kind == "truediv" and not is_float(dtype):
                     dtype = "float32"
@@ -523,17 +524,17 @@ class SpecBuilder:
     def reduce(self, kind: str, value: str, dtype: str | None = None) -> str:
         """``sum`` or ``max`` of an inner value over the reduction loop."""
         if kind not in REDUCTIONS:
-            raise InvalidOperationError(f"unknown reduction {kind!r} (known: sum, max)")
+            raise SpecError(f"unknown reduction {kind!r} (known: sum, max)")
         return self._emit(kind, (value,), dtype or self._dtypes[value])
 
     def multi(self, kind: str, value: str, dtype: str | None = None) -> tuple[str, ...]:
         """A multi-output operation (:data:`MULTI_OUTPUT`) over an inner value: the names of
         its results (``mean_var``: the mean and the variance, float32 unless ``dtype``)."""
         if kind not in MULTI_OUTPUT:
-            raise InvalidOperationError(
+            raise SpecError(
                 f"unknown multi-output op {kind!r} (known: {', '.join(MULTI_OUTPUT)})")
         if value not in self._dtypes:
-            raise InvalidOperationError(f"{kind} uses the undefined value {value!r}")
+            raise SpecError(f"{kind} uses the undefined value {value!r}")
         src = self._dtypes[value]
         name = self._emit(kind, (value,), dtype or (src if is_float(src) else "float32"),
                           suffixes=MULTI_OUTPUT[kind])

@@ -32,10 +32,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from indexalg.errors import InvalidOperationError
 from indexalg.printing.triton import TRITON_PREAMBLE
 from indexalg_triton import runtime
 from indexalg_triton.debug import record_kernel
+from indexalg_triton.errors import ConfigError, LaunchError, SpecError
 from indexalg_triton.layout import View
 
 __all__ = [
@@ -56,14 +56,14 @@ class PartialRender:
         self.finalized: list[str] = []
         for name in self.hooks:
             if f"<HOOK:{name}>" not in code:
-                raise InvalidOperationError(f"hook {name!r} has no placeholder in the template")
+                raise SpecError(f"hook {name!r} has no placeholder in the template")
 
     def finalize_hook(self, name: str) -> None:
         """Render hook ``name`` into the text (each hook once)."""
         if name in self.finalized:
-            raise InvalidOperationError(f"hook {name!r} is already finalized")
+            raise SpecError(f"hook {name!r} is already finalized")
         if name not in self.hooks:
-            raise InvalidOperationError(
+            raise SpecError(
                 f"no hook {name!r} (hooks: {', '.join(self.hooks)})")
         self.code = self.code.replace(f"<HOOK:{name}>", self.hooks[name]())
         self.finalized.append(name)
@@ -86,7 +86,7 @@ class TemplateKernel:
 
     def __init__(self, name: str, blocks: Sequence[str] = ()) -> None:
         if not name.isidentifier():
-            raise InvalidOperationError(f"template kernel name {name!r} is not an identifier")
+            raise SpecError(f"template kernel name {name!r} is not an identifier")
         self.name = name
         self.blocks = tuple(blocks)
         self.bodies: dict[str, list[str]] = {}
@@ -104,7 +104,7 @@ class TemplateKernel:
     def set_subgraph_body(self, name: str) -> Iterator[None]:
         """Write to body ``name`` inside the block (created empty on first use)."""
         if name in self._frozen:
-            raise InvalidOperationError(f"body {name!r} is already rendered")
+            raise SpecError(f"body {name!r} is already rendered")
         self.bodies.setdefault(name, [])
         self._current.append(name)
         try:
@@ -114,11 +114,11 @@ class TemplateKernel:
 
     def emit(self, line: str) -> None:
         if not self._current:
-            raise InvalidOperationError("emit() outside set_subgraph_body(): templates have no "
+            raise SpecError("emit() outside set_subgraph_body(): templates have no "
                                         "shared body")
         name = self._current[-1]
         if name in self._frozen:
-            raise InvalidOperationError(f"body {name!r} is already rendered")
+            raise SpecError(f"body {name!r} is already rendered")
         self.bodies[name].append(line)
 
     def add_input(self, name: str) -> str:
@@ -132,9 +132,9 @@ class TemplateKernel:
 
     def _add_arg(self, name: str) -> str:
         if not name.isidentifier():
-            raise InvalidOperationError(f"argument name {name!r} is not an identifier")
+            raise SpecError(f"argument name {name!r} is not an identifier")
         if self._signature_done and name not in self.args:
-            raise InvalidOperationError(f"argument {name!r} added after def_kernel was "
+            raise SpecError(f"argument {name!r} added after def_kernel was "
                                         "finalized")
         self.args[name] = None
         return name
@@ -143,7 +143,7 @@ class TemplateKernel:
 
     def _hook(self, name: str, fn: Callable[[], str]) -> str:
         if name in self._hooks:
-            raise InvalidOperationError(f"placeholder {name!r} used twice")
+            raise SpecError(f"placeholder {name!r} used twice")
         self._hooks[name] = fn
         return f"<HOOK:{name}>"
 
@@ -217,11 +217,11 @@ def matmul_template(
     ``order`` finalises the hooks in that order (default: as registered)."""
     for what, v in (("m", m), ("n", n), ("k", k)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InvalidOperationError(f"matmul size {what} must be a positive int, got {v!r}")
+            raise SpecError(f"matmul size {what} must be a positive int, got {v!r}")
     bm, bn, bk = blocks
     for b in blocks:
         if b < 16 or b & (b - 1):
-            raise InvalidOperationError(f"matmul blocks must be powers of two >= 16, got {b}")
+            raise ConfigError(f"matmul blocks must be powers of two >= 16, got {b}")
     tk = TemplateKernel(name, ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
     out_index = str(View.of([m, n]).index(["rm", "rn"]))
     code = f'''
@@ -277,7 +277,7 @@ def launch_template(src: TemplateSource, tensors: Mapping[str, Any]) -> None:
     """One launch of a finished template on ``tensors`` (by argument name)."""
     missing = [a for a in src.arg_names if a not in tensors]
     if missing:
-        raise InvalidOperationError(f"launch of {src.name}: no tensor for {missing}")
+        raise LaunchError(f"launch of {src.name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
     kernel = runtime.compile_source(src.source, src.name, interpret=dev == "cpu")
     runtime.run_kernel(src.name, kernel, (src.grid,), [(a, tensors[a]) for a in src.arg_names],

@@ -25,9 +25,10 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from indexalg.errors import InvalidOperationError, RangeError
+from indexalg.errors import RangeError
 from indexalg.expr import Expr, FloorDiv, Integer, ModularIndexing, Symbol, as_expr, integer, mul
 from indexalg.iter_map import IterMap
+from indexalg_triton.errors import ConfigError
 
 __all__ = [
     "AXIS_NAMES",
@@ -148,11 +149,11 @@ def make_tiling(
     order = [n for n, _ in lp]
     flat = [n for g in groups for n in g]
     if flat != order:
-        raise InvalidOperationError(
+        raise ConfigError(
             f"tile groups must split the loops {order} in order, got {[list(g) for g in groups]}"
         )
     if not 1 <= len(groups) <= len(AXIS_NAMES) or any(not g for g in groups):
-        raise InvalidOperationError(f"a tiling has 1 to 3 non-empty groups, got {len(groups)}")
+        raise ConfigError(f"a tiling has 1 to 3 non-empty groups, got {len(groups)}")
     sizes = dict(lp)
     axes = []
     for name, g in zip(AXIS_NAMES, reversed(groups)):
@@ -160,7 +161,7 @@ def make_tiling(
     known = tuple(sorted((block_sizes or {}).items()))
     for k, v in known:
         if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
-            raise InvalidOperationError(f"block size {k} must be a power of two, got {v!r}")
+            raise ConfigError(f"block size {k} must be a power of two, got {v!r}")
     return Tiling(tuple(axes), tuple(lp), known)
 
 
@@ -192,7 +193,7 @@ def candidate_tilings(
     """Every split of the loops into 1..min(max_tiles, 3) groups of adjacent loops, fewest
     axes first, then by split position (deterministic)."""
     if isinstance(max_tiles, bool) or not isinstance(max_tiles, int) or max_tiles < 1:
-        raise InvalidOperationError(f"max_tiles must be a positive int, got {max_tiles!r}")
+        raise ConfigError(f"max_tiles must be a positive int, got {max_tiles!r}")
     lp = _check_loops(loops)
     names = [n for n, _ in lp]
     out: list[Tiling] = []

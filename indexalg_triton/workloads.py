@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from indexalg.errors import InvalidOperationError
+from indexalg_triton.errors import ConfigError
 from indexalg_triton.frontend import from_torch
 
 __all__ = ["WORKLOADS", "Workload", "get"]
@@ -100,7 +100,7 @@ class Workload:
     def check_size(self, size: str) -> None:
         """Refuse a size this workload does not have (without importing torch)."""
         if size not in self.sizes:
-            raise InvalidOperationError(
+            raise ConfigError(
                 f"workload {self.name} has no size {size!r} (sizes: {', '.join(self.sizes)})")
 
     def make_inputs(self, size: str = "small", device: str = "cpu", seed: int | None = None
@@ -124,7 +124,7 @@ class Workload:
                 out.append(torch.randint(0, int(kind[4:]), shape, generator=gen, device=device,
                                          dtype=torch.int64))
             else:  # pragma: no cover - the table below
-                raise InvalidOperationError(f"unknown argument kind {kind}")
+                raise ConfigError(f"unknown argument kind {kind}")
         return out
 
     def example_inputs(self, size: str = "small") -> list[Any]:
@@ -205,5 +205,5 @@ def get(name: str) -> Workload:
     try:
         return WORKLOADS[name]
     except KeyError:
-        raise InvalidOperationError(
+        raise ConfigError(
             f"unknown workload {name!r} (known: {', '.join(WORKLOADS)})") from None

@@ -51,12 +51,11 @@ import importlib
 import importlib.util
 import shlex
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
-from indexalg.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, report_error
+from indexalg.cli.common import EXIT_BAD_INPUT, EXIT_OK, run_command
 from indexalg.errors import IndexAlgError
 from indexalg.parse import parse
 
@@ -227,20 +226,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         sys.stderr.write("error: a command is required\nsee 'indexalg --help'\n")
         return EXIT_BAD_INPUT
-    try:
+
+    def run_args() -> int:
         _refuse_empty_options(args)
         return int(run(args))
-    except IndexAlgError as err:
-        report_error(err)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
-    except Exception as err:  # a bug: one line, the traceback only when asked for
-        if debug:
-            traceback.print_exc()
-        sys.stderr.write(f"error: internal error: {_one_line(err)}\n")
-        return EXIT_INTERNAL
+
+    return run_command(run_args, debug=debug)
 
 
 def _report_usage_error(
@@ -319,15 +310,6 @@ def _quote_expression(word: str) -> str:
     if any(c in word for c in '"$`\\!'):
         return shlex.quote(word)
     return f'"{word}"'
-
-
-def _one_line(err: BaseException) -> str:
-    """``TYPE: first line of the message``, at most 300 characters."""
-    text = str(err).splitlines()[0] if str(err) else ""
-    if len(text) > 300:
-        text = text[:300] + "..."
-    name = type(err).__name__
-    return f"{name}: {text}" if text else name
 
 
 def _refuse_empty_options(args: argparse.Namespace) -> None:

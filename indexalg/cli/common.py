@@ -25,7 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from indexalg._bigint import int_to_str
@@ -54,6 +55,8 @@ __all__ = [
     "read_expr",
     "read_ranges",
     "report_error",
+    "internal_error_line",
+    "run_command",
 ]
 
 EXIT_OK = 0
@@ -214,6 +217,36 @@ def report_error(err: IndexAlgError, *, where: str = "", stream: TextIO | None =
         return
     message = str(err).splitlines()[0] if str(err) else type(err).__name__
     out.write(f"{prefix}{message}\n")
+
+
+def run_command(command: Callable[[], int], *, debug: bool = False) -> int:
+    """The error shell of a command's ``main`` (``indexalg`` and ``indexalg-triton``):
+    ``command()``'s exit status; an :class:`~indexalg.errors.IndexAlgError` is bad input
+    (:func:`report_error`, ``EXIT_BAD_INPUT``); Ctrl-C prints ``interrupted`` (130); any
+    other exception is a bug: one line ``error: internal error: TYPE: MESSAGE``
+    (``EXIT_INTERNAL``), after the traceback only with ``debug``."""
+    try:
+        return int(command())
+    except IndexAlgError as err:
+        report_error(err)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except Exception as err:  # a bug: one line, the traceback only when asked for
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write(f"error: internal error: {internal_error_line(err)}\n")
+        return EXIT_INTERNAL
+
+
+def internal_error_line(err: BaseException) -> str:
+    """``TYPE: first line of the message``, the message cut at 300 characters."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    if len(text) > 300:
+        text = text[:300] + "..."
+    name = type(err).__name__
+    return f"{name}: {text}" if text else name
 
 
 _EXCERPT = 60

@@ -12,11 +12,11 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from indexalg.errors import InvalidOperationError
 from indexalg.expr import Expr, Integer, Symbol, integer
 from indexalg.simplify import simplify
 from indexalg_triton.access import Access, plan_accesses, supported_kinds
 from indexalg_triton.codegen.split import splittable
+from indexalg_triton.errors import ConfigError
 from indexalg_triton.layout import dtype_bytes
 from indexalg_triton.planner import ReductionPlan, choose_tiling, plan_reduction, tiling_cost
 from indexalg_triton.spec import Buffer, KernelSpec
@@ -57,11 +57,11 @@ class Config:
         """A config; block sizes must be powers of two, warps a power of two <= 32."""
         for k, v in blocks.items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
-                raise InvalidOperationError(f"block size {k} must be a power of two, got {v!r}")
+                raise ConfigError(f"block size {k} must be a power of two, got {v!r}")
         if num_warps not in (1, 2, 4, 8, 16, 32):
-            raise InvalidOperationError(f"num_warps must be a power of two <= 32, got {num_warps}")
+            raise ConfigError(f"num_warps must be a power of two <= 32, got {num_warps}")
         if flat and nd:
-            raise InvalidOperationError("a config is either 1-D (flat) or N-D (nd), not both")
+            raise ConfigError("a config is either 1-D (flat) or N-D (nd), not both")
         return Config(tuple(sorted(blocks.items())), num_warps, structured, flat, nd)
 
     def has(self, name: str) -> bool:
@@ -71,7 +71,7 @@ class Config:
         for k, v in self.blocks:
             if k == name:
                 return v
-        raise InvalidOperationError(f"config {self.describe()} has no {name}")
+        raise ConfigError(f"config {self.describe()} has no {name}")
 
     def describe(self) -> str:
         b = " ".join(f"{k}={v}" for k, v in self.blocks)

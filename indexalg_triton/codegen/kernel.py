@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen.configs import Config, KernelSource, default_configs, resolve_kinds
 from indexalg_triton.codegen.pointwise import emit_pointwise
 from indexalg_triton.codegen.reduction import emit_reduction
 from indexalg_triton.codegen.split import split_specs, splittable
 from indexalg_triton.codegen.writer import KernelWriter
 from indexalg_triton.debug import record_kernel
+from indexalg_triton.errors import ConfigError
 from indexalg_triton.spec import KernelSpec
 
 __all__ = ["generate"]
@@ -31,7 +31,7 @@ def generate(
     ks = resolve_kinds(kinds)
     cfg = config or default_configs(spec, ks)[0]
     if part and spec.is_reduction:
-        raise InvalidOperationError(f"kernel {spec.name}: only pointwise kernels can be parts "
+        raise ConfigError(f"kernel {spec.name}: only pointwise kernels can be parts "
                                     "of a combo kernel")
     if cfg.has("SPLIT"):
         return _generate_split(spec, cfg, ks, index_dtype)
@@ -48,12 +48,12 @@ def _generate_split(spec: KernelSpec, cfg: Config, ks: tuple[str, ...],
     the config's ``XBLOCK``/``RBLOCK``/warps (``RBLOCK`` capped at the chunk), the combine
     kernel one persistent chunk of the ``SPLIT`` partials per column block."""
     if not spec.is_reduction:
-        raise InvalidOperationError(f"kernel {spec.name}: SPLIT needs a reduction kernel")
+        raise ConfigError(f"kernel {spec.name}: SPLIT needs a reduction kernel")
     why = splittable(spec)
     assert spec.reduction is not None
     n = cfg.block("SPLIT")
     if why is not None or n < 2 or spec.reduction[1] % n:
-        raise InvalidOperationError(
+        raise ConfigError(
             f"kernel {spec.name} cannot be split {n} ways: "
             f"{why or f'{n} does not divide the reduction length {spec.reduction[1]}'}")
     sp = split_specs(spec, n)

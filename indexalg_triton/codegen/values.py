@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 from indexalg.decisions import dtype_range
-from indexalg.errors import InvalidOperationError
 from indexalg_triton.codegen.helpers import ROUND_BF16, TANH
 from indexalg_triton.codegen.writer import KernelWriter
+from indexalg_triton.errors import SpecError
 from indexalg_triton.spec import FLOAT_MATH, Op, Operand, is_float
 
 __all__ = [
@@ -93,7 +93,7 @@ def elementwise(w: KernelWriter, o: Op) -> str:
             args = [args[0]] + [operand(w, a, True) for a in o.args[1:]]
         text = f"tl.where({args[0]}, {args[1]}, {args[2]})"
     else:  # pragma: no cover - the spec validates kinds
-        raise InvalidOperationError(f"no Triton form for {k}")
+        raise SpecError(f"no Triton form for {k}")
     w.reg[o.name] = _result_register(w, o)
     return text
 

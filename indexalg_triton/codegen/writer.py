@@ -13,12 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from indexalg.analysis import bounds
 from indexalg.decisions import bounds_checks, dtype_range, index_dtype
-from indexalg.errors import IndexAlgError, InvalidOperationError
+from indexalg.errors import IndexAlgError
 from indexalg.evaluate import evaluate
 from indexalg.expr import Expr, Integer, Symbol
 from indexalg.printing.triton import TRITON_PREAMBLE, to_triton
 from indexalg_triton.codegen.configs import Config, KernelSource
 from indexalg_triton.codegen.helpers import COMBINE
+from indexalg_triton.errors import SpecError
 from indexalg_triton.spec import KernelSpec, Op, is_float
 
 #: Re-read buffers above this many bytes (in all) are a working set L2 should keep: then
@@ -201,7 +202,7 @@ def axes_in(e: Expr, names: Sequence[str]) -> frozenset[int]:
 
 def const(e: Expr) -> int:
     if type(e) is not Integer:
-        raise InvalidOperationError(f"a kernel spec needs integer sizes, got {e}")
+        raise SpecError(f"a kernel spec needs integer sizes, got {e}")
     v: int = e.payload
     return v
 
