@@ -552,6 +552,8 @@ def _optimise(e: Expr, r: Ranges, rlimit: int, *, maximise: bool) -> int | None:
         return None
     best = first
     sign = 1 if maximise else -1
+    if search.beyond(sign * _MAX_EXACT_MAGNITUDE, value=False) is True:
+        return None  # unbounded on this side: one query, not a gallop through 2**256
     # gallop: find a bound beyond which no value lies
     step = 1
     while True:
@@ -603,6 +605,8 @@ class _SideSearch:
         self.rlimit = rlimit
         self.maximise = maximise
         self.queries = _MAX_OPT_QUERIES
+        self.deadline = time.monotonic() + _SIDE_SECONDS
+        self.solver.set("timeout", int(_SIDE_SECONDS * 1000))
 
     def value(self) -> int | None:
         """e's value in the model; None past :data:`_MAX_EXACT_MAGNITUDE` (Z3 picks values
@@ -621,10 +625,11 @@ class _SideSearch:
             return None
         return self.value()
 
-    def beyond(self, k: int) -> int | bool | None:
-        """A value of e strictly beyond ``k`` (sat), False (unsat) or None (unknown)."""
+    def beyond(self, k: int, *, value: bool = True) -> int | bool | None:
+        """A value of e strictly beyond ``k`` (sat; True when ``value`` is False), False
+        (unsat) or None (unknown, or the side's query, resource or time budget spent)."""
         s = self.solver
-        if self.queries <= 0 or _rlimit_spent(s) > _RLIMIT_FACTOR * self.rlimit:
+        if not self._budget_left():
             return None
         self.queries -= 1
         s.push()
@@ -635,9 +640,24 @@ class _SideSearch:
                 return False
             if res != self.z3.sat:
                 return None
-            return self.value()
+            return self.value() if value else True
         finally:
             s.pop()
+
+    def _budget_left(self) -> bool:
+        """Queries, solver resources (read every few queries: reading Z3's statistics is
+        itself costly) and wall-clock time left; the next query gets the time that is left
+        as Z3's own timeout, so no single check outlasts the side's budget."""
+        if self.queries <= 0:
+            return False
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return False
+        used = _MAX_OPT_QUERIES - self.queries
+        if used and used % 8 == 0 and _rlimit_spent(self.solver) > _RLIMIT_FACTOR * self.rlimit:
+            return False
+        self.solver.set("timeout", max(1, int(left * 1000)))
+        return True
 
 
 #: The most solver queries one side of :func:`exact_bounds` may make.
@@ -646,6 +666,13 @@ _MAX_OPT_QUERIES = 160
 #: One side of :func:`exact_bounds` stops (and keeps the analysis's bound) once its
 #: solver has spent this many times ``rlimit`` in all: a deterministic time limit.
 _RLIMIT_FACTOR = 4
+
+#: Wall-clock seconds one side of :func:`exact_bounds` may take, solver set-up included:
+#: a safety net under the resource limit (whose cost in time varies from term to term by
+#: orders of magnitude on non-linear ones).  A side that runs out keeps the analysis's
+#: bound: sound, and possibly less tight on a slower machine (the one place where the
+#: answer can depend on the machine's speed; every rlimit-bounded answer does not).
+_SIDE_SECONDS = 0.7
 
 #: Values beyond this magnitude end the search on that side (its bound is kept).
 _MAX_EXACT_MAGNITUDE = 2**256

@@ -157,13 +157,16 @@ def test_unreadable_input_falls_back(installed, syms):
     assert plug.counters()["simplify_with_ranges"]["fallbacks"] == {"unreadable": 1}
 
 
-def test_modular_indexing_of_a_possibly_negative_dividend_is_refused(syms):
+def test_modular_indexing_of_a_possibly_negative_dividend_is_named_for_the_python_mod_form(syms):
     import indexalg as ia
 
     before = ia.parse("Mod(x - 1, 8)")
-    with pytest.raises(_entries.Fallback, match="modular_indexing_of_negative"):
-        _entries._check_printable(ia.parse("ModularIndexing(x - 1, 1, 8)"), before, {"x": 8})
-    _entries._check_printable(ia.parse("ModularIndexing(x + 1, 1, 8)"), before, {"x": 8})
+    unsafe = ia.parse("ModularIndexing(x - 1, 1, 8)")
+    assert _entries._check_printable(unsafe, before, {"x": 8}) == {unsafe}
+    assert _entries._check_printable(ia.parse("ModularIndexing(x + 1, 1, 8)"), before, {"x": 8}) == set()
+    # a divisor or modulus not proven positive is named too (printed with C's ops)
+    odd = ia.parse("ModularIndexing(x, s, 8)")
+    assert _entries._check_printable(odd, odd, {"x": 8, "s": (None, None)}) == {odd}
     with pytest.raises(_entries.Fallback, match="new_node_kind"):
         _entries._check_printable(ia.parse("Min(x, 3)"), ia.parse("x"), {"x": 8})
 

@@ -337,3 +337,64 @@ def test_tiers_without_z3_never_ask_z3_for_a_counterexample(monkeypatch: pytest.
     assert p.counterexample["s23"] // 4 != 1
     p = ia.prove("x*x != 2*y + 7", {"x": (-50, 50), "y": (-50, 50)}, tiers=("interval", "simplify"))
     assert p.status in ("unknown", "disproved")
+
+
+# Issue 26: exact bounds that took 10-166 s on small symbolic domains (the search galloped
+# towards 2**256 on an unbounded side, one Z3 check at a time, each slow on the non-linear
+# term).  Each must end under its budget and stay sound (no value outside the bounds).
+SLOW_EXACT = [
+    (
+        "Min(x, 2)*((x + 5) // (1 - s0)) - Min(x, 2)*s0*((x + 5) // ((1 - s0)*s0))",
+        {"s0": (-3, 3), "x": (None, 0)},
+    ),
+    (
+        "(x // Max(1, s0))*Max(1, s0) + ModularIndexing(x, 1, Max(1, s0))",
+        {"s0": (-3, 3), "x": (None, 0)},
+    ),
+    (
+        "(Max(x, s0 - 2)*((y - 1) // ((s0 - 3) // 2 + 1)) - s0*((y - 1) // ((s0 - 3) // 2 + 1)))**2"
+        " + Min(y, x)*Min(y, y)",
+        {"s0": (2, None), "x": (0, 3), "y": (None, 0)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "spec"), SLOW_EXACT)
+def test_exact_bounds_honour_their_time_limit_and_stay_sound(text: str, spec: Spec) -> None:
+    import itertools
+    import time
+
+    e = ia.parse(text)
+    t0 = time.monotonic()
+    lo, hi = ia.bounds(e, spec, exact=True)
+    # a hang detector, not a benchmark: each side's budget is under a second
+    assert time.monotonic() - t0 < 20
+    names = sorted(s.payload for s in e.free_symbols)
+    window = {
+        n: range(max(-6 if spec[n][0] is None else spec[n][0], -6), min(8 if spec[n][1] is None else spec[n][1], 8) + 1)
+        for n in names
+    }
+    for values in itertools.product(*(window[n] for n in names)):
+        point = dict(zip(names, values))
+        try:
+            v = ia.evaluate(e, point)
+        except ia.IndexAlgError:
+            continue  # a zero divisor there
+        if isinstance(lo, ia.Integer):
+            assert v >= lo.payload, (point, v, lo)
+        if isinstance(hi, ia.Integer):
+            assert v <= hi.payload, (point, v, hi)
+
+
+def test_exact_bounds_stop_at_the_side_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    prove_mod = importlib.import_module("indexalg.prove")
+    monkeypatch.setattr(prove_mod, "_SIDE_SECONDS", 0.0)
+    # no time at all: both sides keep the analysis's bounds (sound, not tightened)
+    spec: Spec = {"x": (0, 1000), "y": (0, 1000)}
+    text = "x*y + (1000 - x)*(1000 - y)"
+    loose = ia.bounds(text, spec)
+    assert loose == (-1_000_000, 3_000_000)  # loose: the exact bounds are 0 and 10**6
+    lo, hi = exact_bounds(text, spec)
+    assert (lo.payload, hi.payload) == loose

@@ -24,6 +24,7 @@ Built once per state of the ShapeEnv (its version counter and the number of axio
 
 from __future__ import annotations
 
+import contextlib
 import math
 import weakref
 from collections.abc import Callable, Mapping
@@ -95,7 +96,10 @@ class AxiomFacts:
 
 
 EMPTY = AxiomFacts({}, {}, {})
-_MEMO: dict[int, tuple[Any, tuple[Any, ...], AxiomFacts]] = {}
+#: shape environment (held weakly, never by id) -> (its state, the facts read from it)
+_MEMO: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], AxiomFacts]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def clear() -> None:
@@ -115,9 +119,12 @@ def axiom_facts(
     if not axioms:
         return EMPTY
     key = (getattr(shape_env, "_version_counter", None), len(axioms))
-    hit = _MEMO.get(id(shape_env))
-    if hit is not None and hit[0]() is shape_env and hit[1] == key:
-        return hit[2]
+    try:
+        hit = _MEMO.get(shape_env)
+    except TypeError:  # not weakly referenceable: read every time
+        hit = None
+    if hit is not None and hit[0] == key:
+        return hit[1]
     claims: list[Expr] = []
     for claim, value in axioms.items():
         if not (value is True or (getattr(value, "is_Boolean", False) and bool(value))):
@@ -130,7 +137,8 @@ def axiom_facts(
     out = _build(claims, shape_env, symbol_range)
     if len(_MEMO) > 64:
         _MEMO.clear()
-    _MEMO[id(shape_env)] = (weakref.ref(shape_env), key, out)
+    with contextlib.suppress(TypeError):
+        _MEMO[shape_env] = (key, out)
     return out
 
 

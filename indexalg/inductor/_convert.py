@@ -6,11 +6,19 @@
   ``FloorDiv`` terms Inductor's expressions share are converted once.  Every symbol met is
   recorded by name; a second symbol with the same name but other assumptions is refused
   (the plug-in then falls back), so a name always maps back to one sympy Symbol.
+* Only integer symbols are read: a symbol whose sympy assumptions do not say
+  ``integer=True`` (a ``SymFloat``'s ``real=True`` symbol, a plain ``Symbol("x")``) is
+  refused with the reason ``non_integer_symbol``, so ``FloorToInt(f)`` never becomes ``f``.
 * :func:`to_torch` builds the torch flavour (``FloorDiv``, ``ModularIndexing``,
   ``PythonMod``, ...) with the table of :mod:`indexalg.interop.sympy`, using the recorded
   Symbol objects (name *and* assumptions), memoised on the interned indexalg node; a node
   that came from Inductor's own sympy object is answered with that object (no sympy
-  construction for the parts of an answer Inductor already had).
+  construction for the parts of an answer Inductor already had).  The form follows the
+  semantics Inductor's printers give it, not the object met first: indexalg's ``Mod`` is
+  always torch's ``PythonMod`` (never torch's ``Mod``, which prints as C's ``%`` and means
+  Python's only on non-negative operands), and a ``ModularIndexing`` whose operands are not
+  proven ``a >= 0, d >= 1, m >= 1`` (``unsafe``) is built as ``PythonMod(FloorDiv(a, d), m)``,
+  which prints right for every sign, and is never served from or stored in the memo.
 
 Both memos are process-wide, bounded, and cleared by :func:`clear`.
 """
@@ -104,13 +112,21 @@ def _convert(s: Any) -> Expr:
         cx.memo = _Recording()
         _FX[:] = [cx]
     cx = _FX[0]
-    new = cx.memo.new  # type: ignore[attr-defined]
+    memo = cx.memo
+    new = memo.new  # type: ignore[attr-defined]
     new.clear()
     try:
         cx.prefill(s)
         e = cx.conv(s)
-    except (InteropError, RecursionError):
-        raise Fallback("unreadable") from None
+    except BaseException as exc:
+        # the parts converted before the failure were never recorded (symbols, the map
+        # back): forget them, so that a later conversion records them
+        for obj, _ in new:
+            memo.pop(obj, None)
+        new.clear()
+        if isinstance(exc, (InteropError, RecursionError)):
+            raise Fallback("unreadable") from None
+        raise
     try:  # a symbol is new to the converter's memo once: recorded then (a clash raises
         # before anything maps back, and forgets the memo that holds the clashing symbol)
         for obj, node in new:
@@ -138,7 +154,7 @@ _SAME_KIND = {
     "ModularIndexing": "ModularIndexing",
     "CleanDiv": "CleanDiv",
     "PythonMod": "Mod",
-    "Mod": "Mod",
+    # not torch's Mod (C's % when printed): indexalg's Mod maps back to PythonMod only
     "Min": "Min",
     "Max": "Max",
     "Where": "Where",
@@ -180,6 +196,8 @@ class _FastFromSympy(_FromSympy):
         done = self.memo.get(s)
         if done is not None:
             return done
+        if s.is_Symbol and s.is_integer is not True:
+            raise Fallback("non_integer_symbol")
         kind = type(s)
         if kind is _SP_ADD[0] or kind is _SP_ADD[1]:
             if all(_integral_term(a) for a in s.args):
@@ -221,29 +239,62 @@ class _Recording(dict[Any, Expr]):
         super().__setitem__(key, value)
 
 
-def to_torch(e: Expr) -> Any:
-    """The torch-flavour sympy expression of ``e`` over the recorded symbols (memoised)."""
-    hit = _TO.get(e)
-    if hit is not None:
-        return hit
+def to_torch(e: Expr, unsafe: frozenset[Expr] = frozenset()) -> Any:
+    """The torch-flavour sympy expression of ``e`` over the recorded symbols (memoised).
+
+    ``unsafe``: the ``ModularIndexing`` nodes of ``e`` that Inductor's printers would print
+    wrongly (operands not proven ``a >= 0, d >= 1, m >= 1``); each is built as
+    ``PythonMod(FloorDiv(a, d), m)``, and no node holding one is memoised."""
     if not _CX:
         import sympy
 
         _CX.append(_Builder(sympy, _import_torch_functions(), {}))
     cx = _CX[0]
     memo = _TO
+    tainted: set[Expr] = set()
+    if unsafe:
+        clean: set[Expr] = set()
+
+        def mark(node: Expr) -> bool:
+            if node in tainted:
+                return True
+            if node in clean:
+                return False
+            bad = any([mark(a) for a in node.args]) or node in unsafe
+            (tainted if bad else clean).add(node)
+            return bad
+
+        mark(e)
+    else:
+        hit = memo.get(e)
+        if hit is not None:
+            return hit
+    local: dict[Expr, Any] = {}
 
     def go(node: Expr) -> Any:
-        done = memo.get(node)
+        table = local if node in tainted else memo
+        done = table.get(node)
         if done is not None:
             return done
-        handler = TO_TORCH_TABLE.get(type(node))
-        if handler is None:
-            raise Fallback("unprintable")
-        out = handler(cx, node, [go(a) for a in node.args])
-        memo[node] = out
+        args = [go(a) for a in node.args]
+        if node in unsafe:
+            out = _python_mod_form(cx, args)
+        else:
+            handler = TO_TORCH_TABLE.get(type(node))
+            if handler is None:
+                raise Fallback("unprintable")
+            out = handler(cx, node, args)
+        table[node] = out
         return out
 
     if len(_TO) >= MEMO_LIMIT:
         _TO.clear()
     return go(e)
+
+
+def _python_mod_form(cx: _ToSympy, args: list[Any]) -> Any:
+    """``ModularIndexing(a, d, m)`` as ``PythonMod(FloorDiv(a, d), m)`` (``PythonMod(a, m)``
+    when ``d`` is 1): floor semantics in every Inductor printer, whatever the signs."""
+    a, d, m = args
+    q = a if d == 1 else cx.build(cx.fns.FloorDiv, a, d)
+    return cx.build(cx.fns.PythonMod, q, m)

@@ -15,6 +15,7 @@ so the plug-in can make a call cheaper or its answer more precise, never fail it
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -27,6 +28,7 @@ from indexalg.expr import (
     Expr,
     FloorDiv,
     Integer,
+    Le,
     Mod,
     ModularIndexing,
     Mul,
@@ -36,7 +38,7 @@ from indexalg.expr import (
 from indexalg.ranges import Ranges
 
 from . import _axioms, _convert, _zones
-from ._state import EntryStats, Fallback, clock, stats_for
+from ._state import IN_STOCK, EntryStats, Fallback, clock, stats_for
 
 __all__ = ["ENTRY_POINTS", "EntryPoint", "expression_keys_supported"]
 
@@ -55,12 +57,19 @@ def _guarded(name: str, fast: Callable[..., Any], original: Callable[..., Any]) 
     (and Inductor's own answer inside a stock zone, :mod:`._zones`)."""
     zoned = name in _zones.zoned_entries()
     depth = _zones.DEPTH
+    in_stock = IN_STOCK
 
     def replacement(*args: Any, **kwargs: Any) -> Any:
         st = stats_for(name)
         st.calls += 1
         t0 = clock()
         try:
+            if in_stock[0]:
+                # Inductor's own code after a fallback asks its inner questions here: they
+                # are answered by Inductor too, in the one semantics its code reasons in
+                # (its range analysis reads ModularIndexing as printed, C's %; mixing it
+                # with indexalg's floor-semantics answers drops terms)
+                raise Fallback("inside_stock_fallback")
             if zoned and depth[0]:
                 raise Fallback("stock_zone")
             out = fast(st, *args, **kwargs)
@@ -74,9 +83,11 @@ def _guarded(name: str, fast: Callable[..., Any], original: Callable[..., Any]) 
                 raise
             st.fallbacks[f"error:{type(exc).__name__}"] += 1
         t1 = clock()
+        in_stock[0] += 1
         try:
             return original(*args, **kwargs)
         finally:
+            in_stock[0] -= 1
             t2 = clock()
             st.fallback_seconds += t2 - t1
             st.seconds += t2 - t0
@@ -217,31 +228,39 @@ def _apply_replacements(replacements: Mapping[Any, Any] | None, e: Expr) -> Expr
     raise Fallback("replacement_cycle")
 
 
-def _check_printable(out: Expr, before: Expr, ranges: Any) -> None:
-    """Refuse an answer Inductor's printers could print wrongly or not at all.
+def _check_printable(out: Expr, before: Expr, ranges: Any) -> frozenset[Expr]:
+    """Refuse an answer Inductor's printers cannot print, and name the ModularIndexing
+    nodes they would print wrongly.
 
-    A node kind the input did not have (other than the always-printable ones) is refused;
-    a ModularIndexing the input did not have must have a dividend proven non-negative,
-    because Inductor prints ModularIndexing with C's truncating ``%`` (C++ and Triton).
+    A node kind the input did not have (other than the always-printable ones) is refused.
+    Inductor prints ``ModularIndexing(a, d, m)`` with truncating ``//`` and C's ``%`` (C++:
+    ``div_floor_integer(a, d) % m``; Triton: ``(a // d) % m``), right only when ``a >= 0``,
+    ``d >= 1`` and ``m >= 1``.  The nodes of ``out`` not proven so under ``ranges`` (the
+    input's own included: stock often wraps them in a PythonMod that repairs the sign, an
+    outer Mod indexalg drops as redundant) are returned, for :func:`_convert.to_torch` to
+    build in the ``PythonMod(FloorDiv(a, d), m)`` form that prints right for every sign.
     """
-    if out is before:
-        return
-    before_nodes: set[Expr] | None = None
+    unsafe: list[Expr] = []
+    before_kinds: set[type] | None = None
     for node in out.walk():
         kind = type(node)
         if kind is ModularIndexing:
-            if before_nodes is None:
-                before_nodes = set(before.walk())
-            if node in before_nodes:
-                continue
-            lo, _ = ia.bounds(node.args[0], ranges)
-            if not (isinstance(lo, int) and lo >= 0):
-                raise Fallback("modular_indexing_of_negative")
+            if not _prints_exactly(node, ranges):
+                unsafe.append(node)
         elif kind not in _ALWAYS_PRINTABLE:
-            if before_nodes is None:
-                before_nodes = set(before.walk())
-            if not any(type(b) is kind for b in before_nodes):
+            if before_kinds is None:
+                before_kinds = {type(b) for b in before.walk()}
+            if kind not in before_kinds:
                 raise Fallback("new_node_kind")
+    return frozenset(unsafe)
+
+
+def _prints_exactly(node: Expr, ranges: Any) -> bool:
+    """``ModularIndexing(a, d, m)`` with ``a >= 0``, ``d >= 1``, ``m >= 1`` at every point."""
+    a, d, m = node.args
+    return all(
+        decide(Le(integer(k), v), ranges)[0] is True for v, k in ((a, 0), (d, 1), (m, 1))
+    )
 
 
 # =======================================================================================
@@ -277,7 +296,25 @@ def _divmod_weight(e: Expr, loops: frozenset[str]) -> tuple[int, int]:
     return bare, total
 
 
-_RANGES: dict[tuple[Any, ...], Ranges] = {}
+#: per shape environment (held weakly: a new ShapeEnv at a freed one's address must not
+#: find its ranges), (var_ranges, symbols) -> Ranges; ``None`` for an allocator without one
+_RANGES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Ranges]] = (
+    weakref.WeakKeyDictionary()
+)
+_RANGES_NO_ENV: dict[tuple[Any, ...], Ranges] = {}
+
+
+def _ranges_memo(shape_env: Any) -> dict[tuple[Any, ...], Ranges] | None:
+    """The ranges memo of one shape environment (None when it cannot be held weakly)."""
+    if shape_env is None:
+        return _RANGES_NO_ENV
+    try:
+        memo = _RANGES.get(shape_env)
+        if memo is None:
+            memo = _RANGES[shape_env] = {}
+    except TypeError:  # not weakly referenceable, or unhashable
+        return None
+    return memo
 
 
 def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges: Any) -> Any:
@@ -287,30 +324,34 @@ def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges:
     shape_env = getattr(self, "shape_env", None)
     # the ranges of one loop nest serve all its indices; a size symbol's range read from
     # the shape environment once is at worst wider than its current one (ranges narrow)
-    key = (id(shape_env), tuple(var_ranges.items()), e.symbol_set)
-    ranges = _RANGES.get(key)
+    memo = _ranges_memo(shape_env)
+    key = (tuple(var_ranges.items()), e.symbol_set)
+    ranges = None if memo is None else memo.get(key)
     if ranges is None:
         spec = _inductor_ranges(st, shape_env, e, var_ranges)
         ranges = ia.as_ranges(spec)
-        if len(_RANGES) >= _convert.MEMO_LIMIT:
-            _RANGES.clear()
-        _RANGES[key] = ranges
+        if memo is not None:
+            if len(memo) >= _convert.MEMO_LIMIT:
+                memo.clear()
+            memo[key] = ranges
     st.convert_seconds += clock() - t0
     out = ia.simplify(e, ranges)
-    if out is e0 and _convert.is_faithful(expr):
-        return expr
     # Inductor's own answer is never the input as given but SizeVarAllocator.simplify's
     # expanded form of it (s0*(2*q1 + 1) -> 2*q1*s0 + s0), which its stride and tiling
     # analyses read: indexalg's node is that form, so it is built even when unchanged
-    _check_printable(out, e0, ranges)
+    unsafe = _check_printable(out, e0, ranges)
+    if out is e0 and not unsafe and _convert.is_faithful(expr):
+        return expr
     loops = frozenset(k.payload for k in map(_convert.to_ia, var_ranges) if type(k) is Symbol)
     if _divmod_weight(out, loops) > _divmod_weight(e0, loops):
         # indexalg's canonical form can drop a Max(1, size) and distribute the size over a
         # sum (s*(a + b) -> a*s + b*s): Inductor lifts a size under Max into one kernel
         # argument, but prints a bare size division in the kernel, at every occurrence
         raise Fallback("more_divmod_printed")
+    if unsafe:
+        st.notes["modular_indexing_as_python_mod"] += 1
     t1 = clock()
-    result = _convert.to_torch(out)
+    result = _convert.to_torch(out, unsafe)
     st.convert_seconds += clock() - t1
     return result
 
@@ -435,9 +476,9 @@ def _stride(st: EntryStats, index: Any, var: Any, vec_length: int | None) -> Any
         # The stride changes from lane to lane: Inductor's answer is then also an expression
         # in the variable (not a number, not 0 or 1, has(var)); this one is its exact value.
         st.notes["stride_varies_across_lanes"] += 1
-    _check_printable(diff, e, ranges)
+    unsafe = _check_printable(diff, e, ranges)
     t1 = clock()
-    out = _convert.to_torch(diff)
+    out = _convert.to_torch(diff, unsafe)
     st.convert_seconds += clock() - t1
     return out
 
@@ -659,6 +700,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
 def clear_memos() -> None:
     _axioms.clear()
     _RANGES.clear()
+    _RANGES_NO_ENV.clear()
     _STRIDES.clear()
     _CLAIMS.clear()
     _convert.clear()

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["Fallback", "EntryStats", "STATS", "stats_for", "reset", "clock"]
+__all__ = ["IN_STOCK", "Fallback", "EntryStats", "STATS", "stats_for", "reset", "clock"]
 
 clock = time.perf_counter
 
@@ -45,6 +45,10 @@ class EntryStats:
 
 
 STATS: dict[str, EntryStats] = {}
+
+#: how many fallbacks to Inductor's own code are on the stack: while one runs, every entry
+#: point hands its calls to Inductor too (the reason ``inside_stock_fallback``)
+IN_STOCK = [0]
 
 
 def stats_for(name: str) -> EntryStats:
