@@ -108,6 +108,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="record finished chunks in FILE; run again with it to resume the campaign",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--target",
+        choices=("core", "plugin"),
+        default="core",
+        help="core: the library (default); plugin: the Inductor plug-in, --examples calls",
+    )
     add_json_option(parser)
 
 
@@ -177,6 +183,10 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target == "plugin":  # indexalg.testing.plugin_fuzz: torch, not hypothesis
+        from indexalg.testing.plugin_fuzz import cli_main
+
+        return cli_main(args)
     try:
         import hypothesis  # noqa: F401
     except ImportError:

@@ -2200,3 +2200,86 @@ def run(
         float_rate=float_rate,
     )
     return fz.run(calls, deadline=deadline)
+
+
+# =======================================================================================
+# Parallel campaigns and ``indexalg fuzz --target plugin``
+
+#: chunk seed = seed * SEED_STRIDE + chunk index (the same for any number of jobs)
+SEED_STRIDE = 1_000_003
+
+
+def _report_from_json(j: dict[str, Any]) -> PluginFuzzReport:
+    rep = PluginFuzzReport(seed=int(j["seed"]), calls=int(j["calls"]), envs=int(j["envs"]))
+    rep.seconds = float(j["seconds"])
+    rep.torch_version = str(j.get("torch", ""))
+    rep.memo_events = {k: int(v) for k, v in j["memo_events"].items()}
+    for name, counts in j["per_entry"].items():
+        c = rep.entry(name)
+        for k, v in counts.items():
+            setattr(c, k, int(v))
+    rep.findings = [Finding(**f) for f in j["findings"]]
+    rep.dropped = {k: int(v) for k, v in j.get("findings_not_kept", {}).items()}
+    return rep
+
+
+def _chunk_json(seed: int, calls: int, stock_rate: float, max_findings: int) -> dict[str, Any]:
+    return run(calls, seed=seed, stock_rate=stock_rate, max_findings=max_findings).as_json()
+
+
+def run_parallel(
+    calls: int,
+    seed: int = 0,
+    *,
+    jobs: int = 1,
+    chunk: int = 2000,
+    stock_rate: float = 1.0,
+    max_findings: int = 20,
+) -> PluginFuzzReport:
+    """``calls`` calls in chunks of ``chunk`` (each its own seed, derived from ``seed``), on
+    ``jobs`` worker processes (``spawn``: each a long-lived process, as a compiler is)."""
+    chunks: list[tuple[int, int]] = []
+    left, i = calls, 0
+    while left > 0:
+        n = min(chunk, left)
+        chunks.append((seed * SEED_STRIDE + i, n))
+        left -= n
+        i += 1
+    total = PluginFuzzReport(seed=seed, max_findings=max_findings)
+    t0 = time.perf_counter()
+    if jobs <= 1:
+        parts = [_chunk_json(s, n, stock_rate, max_findings) for s, n in chunks]
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as ex:
+            futs = [ex.submit(_chunk_json, s, n, stock_rate, max_findings) for s, n in chunks]
+            parts = [f.result() for f in futs]
+    for part in parts:
+        total.merge(_report_from_json(part))
+    total.seconds = time.perf_counter() - t0
+    return total
+
+
+def cli_main(args: Any) -> int:
+    """``indexalg fuzz --target plugin``: ``--examples`` plug-in calls from ``--seed`` on
+    ``--jobs`` processes; the report (or ``--json``) on stdout; exit 4 on a plug-in wrong
+    answer.  Needs torch (not hypothesis)."""
+    import json
+
+    from indexalg.cli.common import EXIT_FAILED, EXIT_OK, CommandError
+
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise CommandError("indexalg fuzz --target plugin needs torch") from None
+    if args.examples < 1 or args.jobs < 1:
+        raise CommandError("--examples and --jobs must be at least 1")
+    chunk = getattr(args, "chunk", None) or 2000
+    rep = run_parallel(args.examples, args.seed, jobs=args.jobs, chunk=chunk)
+    if getattr(args, "json", False):
+        print(json.dumps(rep.as_json(), indent=1))
+    else:
+        print(rep.summary())
+    return EXIT_FAILED if rep.plugin_wrong else EXIT_OK
