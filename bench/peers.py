@@ -17,10 +17,11 @@ Each case of ``bench/peers/*.txt`` is one peer test case translated into indexal
 2. ``ia.simplify(input, ranges)`` runs.  An exception is a **crash**.
 3. The result is checked equal to the input the same way; a difference is **wrong**.
 4. The result **reached** the expected answer when it is the same node, or when it is no
-   larger by :func:`size`: ``(div/mod/min/max/where nodes, nodes)`` compared
-   lexicographically, where a node is an operation, a symbol, a literal, or a non-zero
-   constant term or a coefficient other than 1 inside a sum or product (and
-   ``ModularIndexing(x, 1, m)``, indexalg's spelling of ``x % m``, counts as ``x % m``).
+   larger by :func:`indexalg.procedures.size.size`: ``(div/mod/min/max/where nodes,
+   nodes)`` compared lexicographically, where a node is an operation, a symbol, a
+   literal, or a non-zero constant term or a coefficient other than 1 inside a sum or
+   product (``ModularIndexing(x, 1, m)``, indexalg's spelling of ``x % m``, counts as
+   ``x % m``).
    Otherwise it is **weaker**.
 
 The counts are printed per category (``divmod``; ``linear``: Min/Max/Where and linear
@@ -41,19 +42,8 @@ from pathlib import Path
 
 import indexalg as ia
 from indexalg.cli.common import read_ranges
-from indexalg.expr import (
-    Add,
-    CeilDiv,
-    CleanDiv,
-    Expr,
-    FloorDiv,
-    Max,
-    Min,
-    Mod,
-    ModularIndexing,
-    Mul,
-    Where,
-)
+from indexalg.expr import Expr
+from indexalg.procedures.size import size
 from indexalg.ranges import Ranges
 from indexalg.testing.oracles import corner_points, exhaustive_points, resolution_order
 
@@ -62,9 +52,6 @@ CATEGORIES = ("divmod", "linear", "compare", "solve")
 N_RANDOM = 200
 WINDOW = 1_000
 RLIMIT = 400_000
-
-_ONE = ia.parse("1")
-_NONPOLY = (FloorDiv, Mod, ModularIndexing, CeilDiv, CleanDiv, Min, Max, Where)
 
 
 @dataclass(frozen=True)
@@ -152,29 +139,6 @@ def _read_file(path: Path, out: Corpus) -> None:
                     n,
                 )
             )
-
-
-# --- the size measure -----------------------------------------------------------------------
-
-
-def size(e: Expr) -> tuple[int, int]:
-    """``(non-polynomial nodes, nodes)`` of the tree, each occurrence counted; a sum's
-    non-zero constant and a product's coefficient other than 1 count as a node each."""
-    d = n = 0
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        n += 1
-        t = type(x)
-        if t in _NONPOLY:
-            d += 1
-        elif (t is Add and x.payload != 0) or (t is Mul and x.payload != 1):
-            n += 1
-        if t is ModularIndexing and x.args[1] is _ONE:
-            stack.extend((x.args[0], x.args[2]))  # Mod's canonical spelling: as x % m
-            continue
-        stack.extend(x.args)
-    return d, n
 
 
 # --- checking equality ----------------------------------------------------------------------

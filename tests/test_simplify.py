@@ -82,6 +82,24 @@ HEADLINE = [
          "ModularIndexing(x - 1, 1, 8)", {"x": 8}),
     Case("ceildiv_small", "CeilDiv(x, 64)", "1", {"x": (1, 64)}),
     Case("nothing_to_do", "x + 2*y", "x + 2*y", NONE),
+    # issue 23: the peers' own expected answers (bench/peers has them all)
+    Case("peer_lt_with_small_term", "8*x + y < 16", "x < 2", {"y": (0, 7)}),
+    Case("peer_floordiv_lt", "x // 2 < 3", "x < 6", NONE),
+    Case("peer_lt_constants_merged", "x - 3 < y - 2", "x <= y", NONE),
+    Case("peer_and_contradiction", "And(1 <= x, x < 1)", "False", NONE),
+    Case("peer_and_quotient_remainder", "And(x // 8 == 3, x % 8 == 4)", "x == 28", NONE),
+    Case("peer_where_as_max", "Where(x < 0, 0, x)", "Max(x, 0)", {"x": (-10, 10)}),
+    Case("peer_x_minus_mod", "(x - x % 21) // 21", "x // 21", NONE),
+    Case("peer_try_solve_floordiv_eq", "(a + 10) // 3 == 3", "a < 2", {"a": (1, None)}),
+    Case("peer_min_through_div", "Min(x // 10, y // 10)", "Min(x, y) // 10", NONE),
+    Case("peer_max_plus_min", "Max(x, 2*y) + Min(x, 2*y)", "x + 2*y", NONE),
+    Case("peer_min_absorbs_sum", "Min(x, y - z) + z", "Min(x + z, y)", NONE),
+    Case("peer_or_tautology", "Or(x <= 1, 2 <= x)", "True", NONE),
+    Case("peer_min_absorption", "Min(Max(x, y), x)", "x", NONE),
+    Case("peer_mod_padded", "(x - x % y) % y", "0", {"y": (1, None)}),
+    Case("peer_nested_where", "Where(s < 5, Where(s < 6, a, b), b)", "Where(s < 5, a, b)",
+         {"s": (0, 10)}),
+    Case("peer_simplex", "Not(3*a + 4*b < 1)", "0 < a + b", {"a": (0, 3), "b": (0, 3)}),
 ]
 
 GAPS = [

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from indexalg.procedures.base import Procedure
 from indexalg.procedures.branches import BRANCH_PROCEDURES
+from indexalg.procedures.compare import COMPARE_PROCEDURES
 from indexalg.procedures.divsum import DIVSUM_PROCEDURES
 from indexalg.procedures.factor import FACTOR_PROCEDURES
 from indexalg.procedures.factored import FACTORED_PROCEDURES, rebuild_product
+from indexalg.procedures.floors import FLOOR_PROCEDURES
 from indexalg.procedures.join import JOIN_PROCEDURES
+from indexalg.procedures.junction import JUNCTION_PROCEDURES
+from indexalg.procedures.minmax import MINMAX_PROCEDURES
+from indexalg.procedures.select import SELECT_PROCEDURES
 
 __all__ = ["Procedure", "PROCEDURES", "rebuild_product"]
 
@@ -25,4 +30,9 @@ PROCEDURES: tuple[Procedure, ...] = (
     + JOIN_PROCEDURES
     + FACTORED_PROCEDURES
     + BRANCH_PROCEDURES
+    + COMPARE_PROCEDURES
+    + JUNCTION_PROCEDURES
+    + MINMAX_PROCEDURES
+    + FLOOR_PROCEDURES
+    + SELECT_PROCEDURES
 )

@@ -20,14 +20,16 @@ from indexalg.rules.base import (
     wilds,
 )
 from indexalg.rules.canonical import CANONICAL
+from indexalg.rules.claims import CLAIMS
 from indexalg.rules.divmod import DIVMOD
 from indexalg.rules.range_conditions import RANGES
 
-ALL = CANONICAL + DIVMOD + RANGES
+ALL = CANONICAL + DIVMOD + RANGES + CLAIMS
 
 __all__ = [
     "ALL",
     "CANONICAL",
+    "CLAIMS",
     "DIVMOD",
     "RANGES",
     "Rule",
