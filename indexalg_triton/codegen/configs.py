@@ -79,9 +79,9 @@ class Config:
                 + (" 1-D" if self.flat else "") + (" N-D" if self.nd else ""))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KernelSource:
-    """Generated source and the decisions behind it."""
+    """Generated source and the decisions behind it (built by keyword only)."""
 
     spec: KernelSpec
     config: Config

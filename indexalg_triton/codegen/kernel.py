@@ -68,9 +68,11 @@ def _generate_split(spec: KernelSpec, cfg: Config, ks: tuple[str, ...],
     dtype = "int64" if "int64" in (first.index_dtype, second.index_dtype) else "int32"
     record_kernel(spec.name)
     return KernelSource(
-        spec, cfg, first.source + second.source, spec.name, first.grid, dtype,
-        f"partial: {first.index_reason}; combine: {second.index_reason}",
-        first.kinds + second.kinds,
-        f"split reduction r={spec.reduction[1]} into {n} chunks of {sp.chunk}: "
+        spec=spec, config=cfg, source=first.source + second.source, kernel_name=spec.name,
+        grid=first.grid, index_dtype=dtype,
+        index_reason=f"partial: {first.index_reason}; combine: {second.index_reason}",
+        kinds=first.kinds + second.kinds,
+        tiling=f"split reduction r={spec.reduction[1]} into {n} chunks of {sp.chunk}: "
         f"{first.tiling}, then {second.tiling}",
-        first.asserts + second.asserts, first.body + second.body, stages, sp.workspaces)
+        asserts=first.asserts + second.asserts, body=first.body + second.body, stages=stages,
+        workspaces=sp.workspaces)

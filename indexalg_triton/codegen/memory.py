@@ -19,7 +19,13 @@ from dataclasses import replace
 from indexalg.expr import Expr, Integer
 from indexalg_triton.access import Access, AccessPlan, plan_access
 from indexalg_triton.codegen.values import load_cast, store_cast
-from indexalg_triton.codegen.writer import IndexRanges, KernelWriter, axes_in, expr_list
+from indexalg_triton.codegen.writer import (
+    EVICT_LAST,
+    IndexRanges,
+    KernelWriter,
+    axes_in,
+    expr_list,
+)
 from indexalg_triton.spec import Op, Store
 from indexalg_triton.tiling import Tiling
 
@@ -171,7 +177,7 @@ def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges
     if o.guard is not None:
         m += ", other=0"
     if w.evict_last(o):
-        m += ", eviction_policy='evict_last'"
+        m += EVICT_LAST
     w.emit(f"{o.name} = tl.load({o.buffer} + ({w.print(p.flat_index, ranges)})"
            f"{spread}{m}){cast}")
     w.axes_of[o.name] = frozenset(range(len(tile))) if spread \

@@ -22,7 +22,7 @@ from indexalg_triton.codegen.values import (
     operand,
     store_cast,
 )
-from indexalg_triton.codegen.writer import KernelWriter, const
+from indexalg_triton.codegen.writer import EVICT_LAST, KernelWriter, const
 from indexalg_triton.spec import MULTI_OUTPUT, REDUCTIONS, KernelSpec, Op, Store, is_float
 from indexalg_triton.tiling import make_tiling
 
@@ -63,7 +63,6 @@ def emit_reduction(w: KernelWriter) -> KernelSource:
         env.persistent(spec, rmask)
     else:
         env.looped(spec, rmask)
-    env.resolve_evictions()
     return w.finish(progs, dtype, reason, f"reduction x={xnumel} r={rnumel} {mode}")
 
 
@@ -101,99 +100,96 @@ def _prologue(w: KernelWriter, xnumel: int, rnumel: int, xmask: bool, dtype: str
 class _ReductionBody:
     """Emission state of a reduction kernel."""
 
-    def __init__(self, g: KernelWriter, flat: dict[int, Expr],
+    def __init__(self, w: KernelWriter, flat: dict[int, Expr],
                  ranges: Mapping[str, tuple[int, int]], inner_mask: str | None,
                  outer_mask: str | None, dtype: str) -> None:
-        self.g = g
+        self.w = w
         self.flat = flat
         self.ranges = ranges
         self.inner_mask = inner_mask
         self.outer_mask = outer_mask
         self.index_dtype = dtype
         self.done: set[str] = set()
-        self.inner = g.spec.inner_values()
-        self.slots: list[tuple[str, bool]] = []  # loads whose eviction hint is pending
+        self.inner = w.spec.inner_values()
 
     def value(self, o: Op, depth: int, *, persistent: bool) -> None:
-        g = self.g
+        w = self.w
         if o.kind == "load":
             f = self.flat[id(o)]
             mask = self.inner_mask if o.name in self.inner else self.outer_mask
             if o.guard is not None:
-                gtext = f"({g.print(g.guard_flat[o.name], self.ranges)})"
+                gtext = f"({w.print(w.guard_flat[o.name], self.ranges)})"
                 mask = f"{mask} & {gtext}" if mask else gtext
             m = f", {mask}, other=0" if mask else ""
-            m += self._eviction(o, persistent)
-            g.emit(f"# load {o.buffer}[{o.index}]: pointer", depth)
-            g.kinds_used.append("pointer")
-            cast = load_cast(g, o.name, o.dtype)
-            g.emit(f"{o.name} = tl.load({o.buffer} + ({g.print(f, self.ranges)}){m}){cast}",
-                   depth)
+            hint = self._eviction(o, persistent)
+            w.emit(f"# load {o.buffer}[{o.index}]: pointer", depth)
+            w.kinds_used.append("pointer")
+            cast = load_cast(w, o.name, o.dtype)
+            before = f"{o.name} = tl.load({o.buffer} + ({w.print(f, self.ranges)}){m}"
+            if hint is not None:
+                w.emit(f"{before}{hint}){cast}", depth)
+            else:  # settled by the writer once every load is written
+                w.emit_load_pending(before, f"){cast}", buffer=str(o.buffer),
+                                    along_r=self._along_r(o), depth=depth)
         elif o.kind == "index":
-            g.emit(f"# index {o.index}", depth)
-            g.emit(f"{o.name} = {g.print(self.flat[id(o)], self.ranges)}", depth)
-            g.reg[o.name] = o.dtype if o.dtype == "bool" else self.index_dtype
+            w.emit(f"# index {o.index}", depth)
+            w.emit(f"{o.name} = {w.print(self.flat[id(o)], self.ranges)}", depth)
+            w.reg[o.name] = o.dtype if o.dtype == "bool" else self.index_dtype
         elif o.kind == "check":
             mask = self.inner_mask if str(o.args[0]) in self.inner else self.outer_mask
-            g.check(o, mask, self.ranges, depth)
+            w.check(o, mask, self.ranges, depth)
         elif o.kind in REDUCTIONS:
             src = str(o.args[0])
             acc_dtype, init = accumulator(o)
-            g.reg[o.name] = acc_dtype
+            w.reg[o.name] = acc_dtype
             comb = "ia_sum_combine" if o.kind == "sum" else "ia_max_combine"
-            v = operand(g, src, True) if is_float(acc_dtype) else src
-            if is_float(acc_dtype) and g.reg[src] != acc_dtype:
+            v = operand(w, src, True) if is_float(acc_dtype) else src
+            if is_float(acc_dtype) and w.reg[src] != acc_dtype:
                 v = f"{src}.to({TL_DTYPE[acc_dtype]})"
             if persistent:
                 if self.inner_mask:
                     v = f"tl.where({self.inner_mask}, {v}, {init})"
-                g.emit(f"{o.name} = tl.reduce({v}, 1, {comb}, keep_dims=True)", depth)
+                w.emit(f"{o.name} = tl.reduce({v}, 1, {comb}, keep_dims=True)", depth)
             else:
-                g.emit(f"{o.name} = tl.reduce({o.name}_acc, 1, {comb}, keep_dims=True)", depth)
+                w.emit(f"{o.name} = tl.reduce({o.name}_acc, 1, {comb}, keep_dims=True)", depth)
         elif o.kind in MULTI_OUTPUT:  # mean_var, persistent (the looped form is in looped())
             mean, var = o.results
             x = self._as_f32(str(o.args[0]))
-            g.emit(f"# {o.kind} of {o.args[0]}: one operation, results {mean}, {var}", depth)
-            g.emit(f"{o.name}_x = {self._masked(x, '0.0')}", depth)
-            g.emit(f"{mean} = tl.reduce({o.name}_x, 1, ia_sum_combine, keep_dims=True) / rnumel",
+            w.emit(f"# {o.kind} of {o.args[0]}: one operation, results {mean}, {var}", depth)
+            w.emit(f"{o.name}_x = {self._masked(x, '0.0')}", depth)
+            w.emit(f"{mean} = tl.reduce({o.name}_x, 1, ia_sum_combine, keep_dims=True) / rnumel",
                    depth)
-            g.emit(f"{o.name}_d = {self._masked(f'{o.name}_x - {mean}', '0.0')}", depth)
-            g.emit(f"{var} = tl.reduce({o.name}_d * {o.name}_d, 1, ia_sum_combine, "
+            w.emit(f"{o.name}_d = {self._masked(f'{o.name}_x - {mean}', '0.0')}", depth)
+            w.emit(f"{var} = tl.reduce({o.name}_d * {o.name}_d, 1, ia_sum_combine, "
                    "keep_dims=True) / rnumel", depth)
-            g.reg[mean] = g.reg[var] = "float32"
+            w.reg[mean] = w.reg[var] = "float32"
         else:
-            g.emit(f"{o.name} = {elementwise(g, o)}", depth)
+            w.emit(f"{o.name} = {elementwise(w, o)}", depth)
         self.done.add(o.name)
 
-    def _eviction(self, o: Op, persistent: bool) -> str:
+    def _eviction(self, o: Op, persistent: bool) -> str | None:
         """The cache hint of a load: ``evict_last`` in a persistent kernel as in a pointwise
         one (:meth:`KernelWriter.evict_last`), when other programs or loads read its elements
         (:meth:`KernelWriter.reused`) or when this kernel loads the buffer again later along
-        r (a looped reduction's next pass; settled when the kernel is written,
-        :meth:`resolve_evictions`), else none: on a looped kernel's streaming loads
+        r (a looped reduction's next pass: None here, the writer settles it once every load
+        is written, :meth:`KernelWriter.emit_load_pending`), else none: on a looped
+        kernel's streaming loads
         ``evict_last`` cost 6% (layer norm looped 191.5 -> 203.9 µs).  Inductor marks the
         remaining loads ``evict_first``; measured on the H200 that hint cost 2-22% (softmax
         over a permuted input 226 vs 185 µs, layer norm 140 vs 135 µs, bench.features_gpu
         part eviction), so it is never emitted."""
-        if self.g.reused(o) or (persistent and self.g.evict_last(o)):
-            return ", eviction_policy='evict_last'"
-        assert o.index is not None and self.g.spec.reduction is not None
-        along_r = Symbol(self.g.spec.reduction[0]) in o.index.free_symbols or bool(
-            self.g.spec.indirect_symbols(o))
-        self.slots.append((str(o.buffer), along_r))
-        return f"<EP{len(self.slots) - 1}>"
+        if self.w.reused(o) or (persistent and self.w.evict_last(o)):
+            return EVICT_LAST
+        return None
 
-    def resolve_evictions(self) -> None:
-        """Each pending hint: ``evict_last`` when the same buffer is loaded again later in the
-        kernel along r, else none."""
-        g = self.g
-        for i, (buf, along_r) in enumerate(self.slots):
-            later = any(b == buf for b, _ in self.slots[i + 1:])
-            hint = ", eviction_policy='evict_last'" if later and along_r else ""
-            g.lines = [ln.replace(f"<EP{i}>", hint) for ln in g.lines]
+    def _along_r(self, o: Op) -> bool:
+        """Whether a load moves with r (its index names r, or an index loaded from memory)."""
+        assert o.index is not None and self.w.spec.reduction is not None
+        return Symbol(self.w.spec.reduction[0]) in o.index.free_symbols or bool(
+            self.w.spec.indirect_symbols(o))
 
     def _as_f32(self, src: str) -> str:
-        reg = self.g.reg[src]
+        reg = self.w.reg[src]
         return src if reg == "float32" else f"{src}.to(tl.float32)"
 
     def _masked(self, v: str, other: str) -> str:
@@ -201,25 +197,25 @@ class _ReductionBody:
 
     def store(self, st: object, depth: int) -> None:
         assert isinstance(st, Store)
-        g = self.g
-        buf = g.spec.buffer(st.buffer)
+        w = self.w
+        buf = w.spec.buffer(st.buffer)
         mask = self.inner_mask if st.value in self.inner else self.outer_mask
         f = self.flat[id(st)]
-        g.emit(f"# store {st.buffer}[{st.index}]: pointer", depth)
-        g.kinds_used.append("pointer")
-        val = store_cast(g, st.value, buf.dtype)
+        w.emit(f"# store {st.buffer}[{st.index}]: pointer", depth)
+        w.kinds_used.append("pointer")
+        val = store_cast(w, st.value, buf.dtype)
         m = f", {mask}" if mask else ""
         inner = st.value in self.inner
         syms = {s.payload for s in f.free_symbols}
         spread = ""  # an index missing a tile axis (a scalar result) needs the value's shape
         if "xindex" not in syms or (inner and "rindex" not in syms):
             spread = f" + tl.full([XBLOCK, {'RBLOCK' if inner else 1}], 0, tl.int32)"
-        g.emit(f"tl.store({st.buffer} + ({g.print(f, self.ranges)}){spread}, {val}{m})", depth)
+        w.emit(f"tl.store({st.buffer} + ({w.print(f, self.ranges)}){spread}, {val}{m})", depth)
 
     def _deps(self, names: Sequence[str], expand: str | None = None) -> list[Op]:
         """The ops needed to compute ``names``, in spec order; a reduction's operands are
         followed only for ``expand`` (others are computed once, outside)."""
-        spec = self.g.spec
+        spec = self.w.spec
         values = {v for p in spec.ops for v in p.values}
         need: dict[str, None] = {}  # operation names
         stack = list(names)
@@ -236,63 +232,63 @@ class _ReductionBody:
         return [o for o in spec.ops if o.name in need]
 
     def _checks_for(self, names: set[str]) -> list[Op]:
-        return [o for o in self.g.spec.ops if o.kind == "check" and str(o.args[0]) in names]
+        return [o for o in self.w.spec.ops if o.kind == "check" and str(o.args[0]) in names]
 
     def _pass(self, deps: list[Op], rmask: bool, acc: str, init: str, acc_dtype: str,
               update: Callable[[], str], pre: Callable[[], str] | None = None) -> None:
         """One loop over r: the inner values of ``deps`` recomputed, then ``acc = update()``
         (``acc`` initialised first unless ``init`` is empty)."""
-        g = self.g
+        w = self.w
         if init:
-            g.emit(f"{acc} = tl.full([XBLOCK, RBLOCK], {init}, {TL_DTYPE[acc_dtype]})")
-        g.emit("for roffset in range(0, rnumel, RBLOCK):")
-        g.emit("rindex = roffset + rbase", 2)
+            w.emit(f"{acc} = tl.full([XBLOCK, RBLOCK], {init}, {TL_DTYPE[acc_dtype]})")
+        w.emit("for roffset in range(0, rnumel, RBLOCK):")
+        w.emit("rindex = roffset + rbase", 2)
         if rmask:
-            g.emit("rmask = rindex < rnumel", 2)
+            w.emit("rmask = rindex < rnumel", 2)
         body = [o for o in deps if o.name in self.inner]
         names = {o.name for o in body}
         body += [c for c in self._checks_for(names) if c not in body]
-        for o in g.spec.ops:
+        for o in w.spec.ops:
             if o in body:
                 self.value(o, 2, persistent=False)
         if pre is not None:
-            g.emit(pre(), 2)
-        g.emit(f"{acc} = {update()}", 2)
+            w.emit(pre(), 2)
+        w.emit(f"{acc} = {update()}", 2)
         for o in body:
             self.done.discard(o.name)
 
     def _mean_var_looped(self, red: Op, deps: list[Op], rmask: bool) -> None:
         """mean_var over a loop: one pass for the mean, a second for the squared deviations
         from it (numerically the two-pass formula, not E[x^2] - E[x]^2)."""
-        g = self.g
+        w = self.w
         src = str(red.args[0])
         mean, var = red.results
-        g.emit(f"# {red.kind} of {src}: one operation, results {mean}, {var} (two passes over r)")
+        w.emit(f"# {red.kind} of {src}: one operation, results {mean}, {var} (two passes over r)")
         self._pass(deps, rmask, f"{red.name}_sum", "0.0", "float32",
                    lambda: f"{red.name}_sum + {self._masked(self._as_f32(src), '0.0')}")
-        g.emit(f"{mean} = tl.reduce({red.name}_sum, 1, ia_sum_combine, keep_dims=True) / rnumel")
-        g.reg[mean] = "float32"
-        g.emit(f"{red.name}_m2 = tl.full([XBLOCK, RBLOCK], 0.0, tl.float32)")
+        w.emit(f"{mean} = tl.reduce({red.name}_sum, 1, ia_sum_combine, keep_dims=True) / rnumel")
+        w.reg[mean] = "float32"
+        w.emit(f"{red.name}_m2 = tl.full([XBLOCK, RBLOCK], 0.0, tl.float32)")
         self._pass(deps, rmask, f"{red.name}_m2", "", "float32",
                    lambda: f"{red.name}_m2 + {red.name}_d * {red.name}_d",
                    pre=lambda: f"{red.name}_d = "
                    f"{self._masked(f'{self._as_f32(src)} - {mean}', '0.0')}")
-        g.emit(f"{var} = tl.reduce({red.name}_m2, 1, ia_sum_combine, keep_dims=True) / rnumel")
-        g.reg[var] = "float32"
+        w.emit(f"{var} = tl.reduce({red.name}_m2, 1, ia_sum_combine, keep_dims=True) / rnumel")
+        w.reg[var] = "float32"
         self.done.add(red.name)
 
     def persistent(self, spec: KernelSpec, rmask: bool) -> None:
         """One chunk of r: every value computed once, then the stores."""
-        self.g.emit("rindex = rbase")
+        self.w.emit("rindex = rbase")
         if rmask:
-            self.g.emit("rmask = rindex < rnumel")
+            self.w.emit("rmask = rindex < rnumel")
         for o in spec.ops:
             self.value(o, 1, persistent=True)
         for st in spec.stores:
             self.store(st, 1)
 
     def looped(self, spec: KernelSpec, rmask: bool) -> None:
-        g = self.g
+        w = self.w
         reductions = [o for o in spec.ops if o.reduces]
         for red in reductions:
             deps = self._deps([red.name], red.name)
@@ -306,7 +302,7 @@ class _ReductionBody:
 
             def update(red: Op = red, acc_dtype: str = acc_dtype, init: str = init) -> str:
                 src = str(red.args[0])
-                v = f"{src}.to({TL_DTYPE[acc_dtype]})" if g.reg[src] != acc_dtype else src
+                v = f"{src}.to({TL_DTYPE[acc_dtype]})" if w.reg[src] != acc_dtype else src
                 v = self._masked(v, init)
                 if red.kind == "sum":
                     return f"{red.name}_acc + {v}"
@@ -329,10 +325,10 @@ class _ReductionBody:
             for o in spec.ops:
                 if o.name in need and o.name not in self.inner and o.name not in self.done:
                     self.value(o, 1, persistent=False)
-            g.emit("for roffset in range(0, rnumel, RBLOCK):")
-            g.emit("rindex = roffset + rbase", 2)
+            w.emit("for roffset in range(0, rnumel, RBLOCK):")
+            w.emit("rindex = roffset + rbase", 2)
             if rmask:
-                g.emit("rmask = rindex < rnumel", 2)
+                w.emit("rmask = rindex < rnumel", 2)
             body = [o for o in spec.ops if o.name in need and o.name in self.inner]
             names = {o.name for o in body}
             body += [c for c in self._checks_for(names) if c not in body]

@@ -10,6 +10,7 @@ write through one :class:`KernelWriter`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from indexalg.analysis import bounds
 from indexalg.decisions import bounds_checks, dtype_range, index_dtype
@@ -26,10 +27,29 @@ from indexalg_triton.spec import KernelSpec, Op, is_float
 #: only their loads are marked ``evict_last``, not the kernel's streaming loads.
 KEEP_REUSED_BYTES = 1 << 20
 
-__all__ = ["KernelWriter", "IndexRanges", "axes_in", "axis_names", "const", "expr_list"]
+#: The keyword argument of a load that asks L2 to keep its lines.
+EVICT_LAST = ", eviction_policy='evict_last'"
+
+__all__ = ["EVICT_LAST", "KernelWriter", "IndexRanges", "axes_in", "axis_names", "const",
+           "expr_list"]
 
 #: Inclusive ranges of the symbols an index is printed under.
 IndexRanges = Mapping[str, tuple[int, int]]
+
+
+@dataclass
+class _PendingLoad:
+    """A load line whose eviction hint goes between ``before`` and ``after`` once the kernel
+    is written (:meth:`KernelWriter.emit_load_pending`)."""
+
+    before: str
+    after: str
+    buffer: str
+    along_r: bool
+    hint: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.before}{self.hint}{self.after}"
 
 
 class KernelWriter:
@@ -45,7 +65,8 @@ class KernelWriter:
         self.kinds = kinds
         self.forced = forced
         self.part = part
-        self.lines: list[str] = []
+        self.lines: list[str | _PendingLoad] = []
+        self._pending: list[_PendingLoad] = []
         self.kinds_used: list[str] = []
         self.asserts: list[str] = []
         self.reg: dict[str, str] = {}  # value -> register dtype
@@ -57,6 +78,21 @@ class KernelWriter:
 
     def emit(self, line: str, depth: int = 1) -> None:
         self.lines.append("    " * depth + line)
+
+    def emit_load_pending(self, before: str, after: str, *, buffer: str, along_r: bool,
+                          depth: int = 1) -> None:
+        """A load line ``before + hint + after`` whose eviction hint depends on the loads
+        written after it (a looped reduction's): ``evict_last`` when the kernel loads
+        ``buffer`` again later and this load moves along r (``along_r``: the next pass
+        re-reads what this one brought into L2), else none.  Settled in :meth:`finish`."""
+        load = _PendingLoad("    " * depth + before, after, buffer, along_r)
+        self._pending.append(load)
+        self.lines.append(load)
+
+    def _settle_hints(self) -> None:
+        for i, load in enumerate(self._pending):
+            later = any(p.buffer == load.buffer for p in self._pending[i + 1:])
+            load.hint = EVICT_LAST if later and load.along_r else ""
 
     def header(self, blocks: Sequence[str], comments: Sequence[str]) -> None:
         """The kernel's comments (what it computes, its buffers, ``comments``) and its
@@ -76,11 +112,14 @@ class KernelWriter:
         self.emit(f"def {self.spec.name}({', '.join(args)}):", 0)
 
     def finish(self, grid: int, dtype: str, reason: str, tiling: str) -> KernelSource:
-        body = "\n".join(self.lines)
+        self._settle_hints()
+        body = "\n".join(str(line) for line in self.lines)
         helpers = (COMBINE if self.spec.is_reduction else "") + "".join(self.helpers.values())
         source = f"{TRITON_PREAMBLE}{helpers}\n\n{body}\n"
-        return KernelSource(self.spec, self.cfg, source, self.spec.name, grid, dtype, reason,
-                            tuple(self.kinds_used), tiling, tuple(self.asserts), f"{body}\n")
+        return KernelSource(spec=self.spec, config=self.cfg, source=source,
+                            kernel_name=self.spec.name, grid=grid, index_dtype=dtype,
+                            index_reason=reason, kinds=tuple(self.kinds_used), tiling=tiling,
+                            asserts=tuple(self.asserts), body=f"{body}\n")
 
     def print(self, e: Expr, ranges: IndexRanges) -> str:
         """``e`` as Triton, with native ``//`` and ``%`` where ``ranges`` prove the
