@@ -8,6 +8,7 @@ import contextlib
 import gc
 import itertools
 import math
+import os
 import re
 import weakref
 
@@ -357,3 +358,50 @@ def test_modular_indexing_of_a_non_negative_dividend_keeps_its_form(installed):
     x, s0 = _sym("x", nonnegative=True), _sym("s0", positive=True)
     out = SizeVarAllocator().simplify_with_ranges(PythonMod(ModularIndexing(x + 1, 4, 2), 2), {x: s0})
     assert type(out) is ModularIndexing, out
+
+
+# --- settings that say what they did (issue 24, item 5) ---------------------------------------
+
+
+def test_an_unknown_entry_point_is_an_error_listing_the_valid_ones():
+    plug.uninstall()
+    with pytest.raises(ValueError, match="unknown entry point 'bogus'; valid: simplify_with_ranges"):
+        plug.install(only=["bogus"])
+    assert not plug.installed()
+    assert plug.install(only=["simplify_with_ranges"]) == ["simplify_with_ranges"]
+    plug.uninstall()
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"INDEXALG_INDUCTOR_ONLY": "simplify_with_range"}, "INDEXALG_INDUCTOR_ONLY: unknown entry point 'simplify_with_range'"),
+        ({"INDEXALG_INDUCTOR": "maybe"}, "INDEXALG_INDUCTOR='maybe': expected one of"),
+        ({"INDEXALG_INDUCTOR_STOCK_TILING": "tiling"}, "INDEXALG_INDUCTOR_STOCK_TILING: unknown entry point 'tiling'"),
+    ],
+)
+def test_misspelt_settings_are_errors(env, message):
+    import subprocess
+    import sys
+
+    code = "import indexalg.inductor as p; p.install(); print(p.report())"
+    full = {**os.environ, "INDEXALG_INDUCTOR": "1", **env}
+    r = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True)
+    assert r.returncode != 0
+    assert message in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("value", ["true", "TRUE", "yes", "on", "1"])
+def test_truthy_spellings_install(value):
+    import subprocess
+    import sys
+
+    code = "import indexalg.inductor as p; print(p.installed())"
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "INDEXALG_INDUCTOR": value}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "True"
+
+
+def test_falsy_spellings_do_not_install():
+    assert plug._switch("0") is False and plug._switch("off") is False and plug._switch("") is False
+    assert plug._switch(" Yes ") is True

@@ -8,9 +8,10 @@ compiled = torch.compile(model)      # Inductor's index arithmetic now goes thro
 print(indexalg.inductor.report())    # calls answered, fallbacks per reason, seconds
 ```
 
-or, without editing code, ``INDEXALG_INDUCTOR=1`` in the environment installs it when this
-module is imported, and ``python -m indexalg.inductor script.py ARGS`` runs a script with it
-installed and prints the report at exit.
+or, without editing code, ``INDEXALG_INDUCTOR=1`` (or ``true``, ``yes``, ``on``; ``0``,
+``false``, ``no``, ``off`` leave it off; anything else is an error) in the environment
+installs it when this module is imported, and ``python -m indexalg.inductor script.py ARGS``
+runs a script with it installed and prints the report at exit.
 
 Entry points (see :data:`ENTRY_POINTS`; :func:`entry_points` says which this torch has):
 
@@ -56,16 +57,19 @@ def install(only: Iterable[str] | None = None) -> list[str]:
     """Route Inductor's index arithmetic through indexalg; returns the entry points patched
     (those this torch has).  ``only`` names a subset of :data:`ENTRY_POINTS` (default: all;
     ``INDEXALG_INDUCTOR_ONLY=a,b`` in the environment does the same).  Idempotent.  Raises
-    ImportError without torch."""
+    ImportError without torch, and ValueError naming the valid entry points when ``only``
+    names one that does not exist."""
     import torch._inductor.sizevars
 
     with contextlib.suppress(ImportError):  # the C++ backend's vectoriser, if this torch has it
         import torch._inductor.codegen.cpp  # noqa: F401
     if _INSTALLED:
         return list(_INSTALLED)
+    source = "install(only=...)"
     if only is None and os.environ.get("INDEXALG_INDUCTOR_ONLY"):
         only = os.environ["INDEXALG_INDUCTOR_ONLY"].split(",")
-    wanted = None if only is None else set(only)
+        source = "INDEXALG_INDUCTOR_ONLY"
+    wanted = None if only is None else _entry_names(only, source)
     for entry in ENTRY_POINTS:
         if wanted is not None and entry.name not in wanted:
             continue
@@ -75,6 +79,44 @@ def install(only: Iterable[str] | None = None) -> list[str]:
         for zone in _zones.ZONES:
             zone.install()
     return list(_INSTALLED)
+
+
+def _entry_names(only: Iterable[str], source: str) -> set[str]:
+    """The entry-point names asked for, each checked: a name that is none of
+    :data:`ENTRY_POINTS` (a typo installs nothing silently otherwise) is an error listing
+    the valid ones."""
+    if isinstance(only, str):
+        only = only.split(",")
+    names = {n.strip() for n in only if n.strip()}
+    valid = [e.name for e in ENTRY_POINTS]
+    unknown = sorted(names - set(valid))
+    if unknown:
+        raise ValueError(
+            f"{source}: unknown entry point{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(u) for u in unknown)}; valid: {', '.join(valid)}"
+        )
+    if not names:
+        raise ValueError(f"{source}: no entry point named; valid: {', '.join(valid)}")
+    return names
+
+
+#: the spellings of INDEXALG_INDUCTOR that install the plug-in, and those that do not
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+FALSY = frozenset({"", "0", "false", "no", "off"})
+
+
+def _switch(value: str) -> bool:
+    """``INDEXALG_INDUCTOR``'s value read: the usual truthy / falsy spellings (any case), an
+    error naming the value otherwise."""
+    v = value.strip().lower()
+    if v in TRUTHY:
+        return True
+    if v in FALSY:
+        return False
+    raise ValueError(
+        f"INDEXALG_INDUCTOR={value!r}: expected one of {', '.join(sorted(TRUTHY))} "
+        f"(install) or {', '.join(sorted(FALSY - {''}))} (do not)"
+    )
 
 
 def uninstall() -> None:
@@ -160,5 +202,5 @@ def report() -> str:
     return "\n".join(lines)
 
 
-if os.environ.get("INDEXALG_INDUCTOR") == "1":
+if _switch(os.environ.get("INDEXALG_INDUCTOR", "")):
     install()

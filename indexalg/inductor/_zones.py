@@ -35,12 +35,23 @@ def in_zone() -> bool:
 
 def zoned_entries() -> frozenset[str]:
     """The entry points that answer as Inductor inside a zone."""
-    v = os.environ.get("INDEXALG_INDUCTOR_STOCK_TILING", DEFAULT)
+    v = os.environ.get("INDEXALG_INDUCTOR_STOCK_TILING", DEFAULT).strip()
     if v == "off":
         return frozenset()
     if v == "all":
-        return frozenset({"simplify_with_ranges", "stride_at_vec_range", "maybe_evaluate_static"})
-    return frozenset(p for p in v.split(",") if p)
+        return ZONABLE
+    names = frozenset(p.strip() for p in v.split(",") if p.strip())
+    unknown = sorted(names - ZONABLE)
+    if unknown:
+        raise ValueError(
+            f"INDEXALG_INDUCTOR_STOCK_TILING: unknown entry point {', '.join(map(repr, unknown))}; "
+            f"valid: off, all, {', '.join(sorted(ZONABLE))}"
+        )
+    return names
+
+
+#: the entry points a zone can hand to Inductor
+ZONABLE = frozenset({"simplify_with_ranges", "stride_at_vec_range", "maybe_evaluate_static"})
 
 
 def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
