@@ -329,6 +329,7 @@ INTERNAL_MODULES = (
     "indexalg.printing",
     "indexalg.testing",
     "indexalg.rules.canonical",  # rule tables: the rule catalogue
+    "indexalg.rules.claims",
     "indexalg.rules.divmod",
     "indexalg.rules.range_conditions",
     "indexalg.testing.fuzz",  # the runner behind `indexalg fuzz`
