@@ -1077,12 +1077,13 @@ class _Gen:
         ident: int,
         on_guard: Callable[[Scenario, Any, Any], None],
         like: Sequence[tuple[str, int]] = (),
+        shape_env: Any = None,
     ) -> Scenario:
         """A new ShapeEnv; ``like``: a recompile of that one (the same sources, so the same
         symbols, some hints changed, guards drawn anew)."""
         r = self.rng
         sp, F = _T.sympy, _T.F
-        se = _T.ShapeEnv()
+        se = _T.ShapeEnv() if shape_env is None else shape_env
         # sources from a small pool: a recompile meets the same names (and so the same
         # symbols) in a new ShapeEnv, often at a freed one's address
         pool = r.sample(_SOURCES, len(_SOURCES))
@@ -1561,6 +1562,7 @@ class PluginFuzzer:
         ) or ("simplify_with_ranges",)
         self.history: list[_Call] = []  # calls since the plug-in's memos were last emptied
         self.queue: list[_Call] = []  # calls to make next (a recompile's)
+        self.addresses: set[int] = set()  # id() of every ShapeEnv created
         self.minimise = minimise
         self.env_ids = itertools.count()
         import torch
@@ -1603,16 +1605,25 @@ class PluginFuzzer:
         sc = self.gen.scenario(next(self.env_ids), self._take_guard)
         self.report.envs += 1
         self._event("new_env")
+        self._seen(sc)
         self.envs.append(sc)
         while len(self.envs) > self.max_envs:
             self._forget(self.envs.pop(0))
             gc.collect(1)
         return sc
 
+    def _seen(self, sc: Scenario) -> None:
+        """Count a ShapeEnv at an address an earlier (collected) one had."""
+        addr = id(sc.shape_env)
+        if addr in self.addresses:
+            self._event("address_reused")
+        self.addresses.add(addr)
+
     def _forget(self, old: Scenario) -> None:
         """No reference to ``old`` left here (so its ShapeEnv can be collected)."""
         self.history = [c for c in self.history if c.sc is not old]
         self.queue = [c for c in self.queue if c.sc is not old]
+        _clear_shape_env_caches()
 
     def _recompile(self, old: Scenario) -> None:
         """``old`` dropped and collected, a new ShapeEnv from the same sources (often at the
@@ -1622,14 +1633,21 @@ class PluginFuzzer:
         like = [(z.source, int(z.hint)) for z in old.sizes if not z.is_float]
         self.history = [c for c in self.history if c.sc is not old]
         self.queue = [c for c in self.queue if c.sc is not old]
+        _clear_shape_env_caches()
         prelude = [*old.recipe, *(f"try: {src}\nexcept Exception: pass" for _, _, src in again)]
-        prelude.append("del se; gc.collect(1)")
+        prelude.append(
+            "del se; [getattr(v, 'cache_clear', lambda: None)() for v in list(vars(ShapeEnv)"
+            ".values()) if callable(getattr(v, 'cache_clear', None))]; gc.collect(1)"
+        )
         del old
         gc.collect(1)
-        sc = self.gen.scenario(next(self.env_ids), self._take_guard, like=like)
+        se = _T.ShapeEnv()  # first, so it can take the freed one's address
+        sc = self.gen.scenario(next(self.env_ids), self._take_guard, like=like, shape_env=se)
+        del se
         sc.prelude = prelude
         self.report.envs += 1
         self._event("recompile")
+        self._seen(sc)
         self.envs.append(sc)
         for entry, args, source in again:
             self.queue.append(_Call(entry, sc, args, source))
@@ -2179,6 +2197,17 @@ class PluginFuzzer:
             gc.collect()
         self.report.seconds += time.perf_counter() - t0
         return self.report
+
+
+def _clear_shape_env_caches() -> None:
+    """Empty the ShapeEnv methods' lru caches, whose keys hold every ShapeEnv asked (as a
+    version bump of any ShapeEnv does in a compiler process): a dropped ShapeEnv is then
+    freed by the next collection, and the next one created can take its address."""
+    for value in list(vars(_T.ShapeEnv).values()):
+        clear = getattr(value, "cache_clear", None)
+        if callable(clear):
+            with contextlib.suppress(Exception):
+                clear()
 
 
 def _pt(pt: dict[Any, Any]) -> str:
