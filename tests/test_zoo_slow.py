@@ -1,0 +1,34 @@
+"""A small part of the model zoo (``bench.zoo``) in the slow set: a few models, static and
+dynamic, each compiled stock and with the plug-in in fresh processes (caches off, C++
+backend), checked equal to eager and to stock and never worse than stock (no more kernels,
+div/mod or layout copies)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from bench import zoo  # noqa: E402
+from bench.inductor import run_one  # noqa: E402
+
+MODELS = ("resnet18", "convnext_tiny", "llama")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", zoo.SHAPES)
+@pytest.mark.parametrize("name", MODELS)
+def test_zoo_model_correct_and_never_worse_than_stock(name, shape):
+    stock = run_one(name, "cpp", shape, "stock", 1800, "cpu", module="bench.zoo")
+    plugin = run_one(name, "cpp", shape, "plugin", 1800, "cpu", module="bench.zoo")
+    row = zoo.compare_pair(name, shape, [stock], [plugin])
+    assert "error" not in row, row["error"]
+    assert row["equal_eager_stock"] and row["equal_eager_plugin"], (
+        stock["mismatch"],
+        plugin["mismatch"],
+    )
+    assert row["equal_stock"]
+    if shape != "static":
+        assert row["equal_eager_second_size"]
+    assert row["kernels_plugin"] > 0
+    assert not row["worse"], row["worse"]
