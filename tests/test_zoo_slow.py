@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from bench import zoo  # noqa: E402
-from bench.inductor import run_one  # noqa: E402
+from bench import zoo
+from bench.inductor import run_one
 
 MODELS = ("resnet18", "convnext_tiny", "llama")
 
