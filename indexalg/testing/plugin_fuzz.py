@@ -1591,7 +1591,7 @@ class PluginFuzzer:
         elif roll < 0.65:
             self._new_env()
         elif roll < 0.85 and self.envs:
-            self._recompile(self.envs.pop(r.randrange(len(self.envs))))
+            self._recompile(r.randrange(len(self.envs)))
         else:
             if self.envs:
                 self._forget(self.envs.pop(r.randrange(len(self.envs))))
@@ -1625,10 +1625,12 @@ class PluginFuzzer:
         self.queue = [c for c in self.queue if c.sc is not old]
         _clear_shape_env_caches()
 
-    def _recompile(self, old: Scenario) -> None:
+    def _recompile(self, index: int) -> None:
         """``old`` dropped and collected, a new ShapeEnv from the same sources (often at the
         freed one's address) and ``old``'s recent calls asked again there, as a recompile of
         the same graph under other guards asks them."""
+        # popped here: an argument would stay on the caller's stack, the ShapeEnv alive
+        old = self.envs.pop(index)
         again = [(c.entry, c.args, c.source) for c in self.history if c.sc is old][-8:]
         like = [(z.source, int(z.hint)) for z in old.sizes if not z.is_float]
         self.history = [c for c in self.history if c.sc is not old]
@@ -1637,10 +1639,10 @@ class PluginFuzzer:
         prelude = [*old.recipe, *(f"try: {src}\nexcept Exception: pass" for _, _, src in again)]
         prelude.append(
             "del se; [getattr(v, 'cache_clear', lambda: None)() for v in list(vars(ShapeEnv)"
-            ".values()) if callable(getattr(v, 'cache_clear', None))]; gc.collect(1)"
+            ".values()) if callable(getattr(v, 'cache_clear', None))]; gc.collect()"
         )
         del old
-        gc.collect(1)
+        gc.collect()  # a full collection: a long-lived ShapeEnv is in the oldest generation
         se = _T.ShapeEnv()  # first, so it can take the freed one's address
         sc = self.gen.scenario(next(self.env_ids), self._take_guard, like=like, shape_env=se)
         del se
