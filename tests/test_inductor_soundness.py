@@ -405,3 +405,26 @@ def test_truthy_spellings_install(value):
 def test_falsy_spellings_do_not_install():
     assert plug._switch("0") is False and plug._switch("off") is False and plug._switch("") is False
     assert plug._switch(" Yes ") is True
+
+
+# --- found by the plug-in fuzzer on torch 2.11 (a work-in-progress simplifier answered 1) ----
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mod(x0, 2*s6) + Mod(ModularIndexing(x0 - 3, 1, 2), 2)",
+        "Mod(x0, 2*s6) + Mod(ModularIndexing(x0 - 3, 1, 2), 2) <= 16",
+        "ModularIndexing(ModularIndexing(x0 - 3, 1, 2), 1, 4) + Mod(x0, 2*s6) > 8",
+    ],
+)
+def test_sums_of_remainders_keep_their_value(text):
+    import indexalg as ia
+
+    e = ia.parse(text)
+    ranges = {"x0": (0, None), "s6": (2, None)}
+    out = ia.simplify(e, ranges)
+    for s6 in range(2, 11):
+        for x0 in range(0, 4 * s6 + 3):
+            point = {"x0": x0, "s6": s6}
+            assert ia.evaluate(out, point) == ia.evaluate(e, point), (out, point)
