@@ -450,10 +450,29 @@ def triton_api_page() -> str:
     return intro + "\n\n" + "\n\n".join(directives) + "\n"
 
 
+_SUPPORTED_OPS = re.compile(r"^<!--\s*supported-ops\s*-->\s*$", re.MULTILINE)
+
+
+def supported_ops_list() -> str:
+    """The torch ops ``from_torch`` converts, read from its registry
+    (:func:`indexalg_triton.frontend.supported_ops`), one line per converter module."""
+    from indexalg_triton.frontend.registry import CONVERTERS, supported_ops
+
+    by_module: dict[str, list[str]] = {}
+    for op in supported_ops():
+        module = CONVERTERS[op].__module__.removeprefix("indexalg_triton.")
+        by_module.setdefault(module, []).append(op)
+    lines = [f"* `{m}`: " + ", ".join(f"`{op}`" for op in ops)
+             for m, ops in sorted(by_module.items())]
+    return "\n".join(lines) + "\n"
+
+
 def triton_page() -> str:
-    """docs/triton.md with its command outputs and the worked kernel's generated source."""
+    """docs/triton.md with its command outputs, the list of ops the front end converts (at
+    ``<!-- supported-ops -->``) and the worked kernel's generated source."""
     text = (DOCS / "triton.md").read_text(encoding="utf-8").rstrip() + "\n"
     section = worked_kernel_section(text)
+    text = _SUPPORTED_OPS.sub(lambda m: supported_ops_list(), text)
     return with_command_outputs(text) + ("\n" + section if section else "")
 
 
