@@ -187,7 +187,7 @@ def test_in_process_run_of_indexalg_has_no_mismatch() -> None:
     assert rep.count("ok") == 16 and not rep.mismatches
     assert bench.common() == list(range(16))
     table = bench.table()
-    assert "| indexalg ia.simplify | cold (fresh process) | 16 |" in table
+    assert "| indexalg ia.simplify | fresh (caches cleared, ranges timed) | 16 |" in table
     # the generated nested ModularIndexing and split dims leave fewer div/mod than the input
     dm_in = sum(bench.input_counts[i].divmod for i in range(16))
     dm_out = sum(rep.counts[i].divmod for i in range(16))
@@ -205,10 +205,14 @@ def test_in_process_run_of_inductor_reads_its_outputs_back() -> None:
 
 
 def test_command_line_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--generated", "8", "--no-tvm", "--no-inductor", "--points", "4"]) == 0
+    argv = ["--generated", "8", "--no-tvm", "--no-inductor", "--points", "4"]
+    # two rows, each in its worker process, taking turns by chunks of 3 cases, two rounds
+    assert main([*argv, "--rounds", "2", "--chunk", "3"]) == 0
     out = capsys.readouterr().out
     assert "generated corpus (8 expressions, seed 0)" in out
-    assert "| indexalg ia.simplify | cold (fresh process) | 8 | 0 | 0 |" in out
+    assert "| indexalg ia.simplify | fresh (caches cleared, ranges timed) | 8 | 0 | 0 |" in out
+    row = "| indexalg ia.simplify, in-compile | caches carried (ranges untimed) | 8 | 0 | 0 |"
+    assert row in out
     assert "| input (8 common of 8) |" in out
 
 
