@@ -33,9 +33,12 @@ unit: $(DEV)
 	$(PY) -m pytest -m "not slow"
 
 # The optional compiled build (mypyc; scripts/build_compiled.py) in build/compiled: the core
-# tests run against it too (the pure package, tested by `unit`, stays the reference).
+# tests run against it too (the pure package, tested by `unit`, stays the reference).  The
+# build (minutes) is redone only when a hash of its sources (indexalg/, indexalg_triton/,
+# pyproject.toml, README.md, the script, the interpreter, mypy) differs from the last one's,
+# kept in build/compiled/.source-hash.
 test-compiled: $(DEV)
-	$(PY) scripts/build_compiled.py --out build/compiled --test
+	$(PY) scripts/build_compiled.py --out build/compiled --if-changed --test
 
 # The compiled wheel: build/compiled/dist/indexalg-*.whl
 compiled: $(DEV)

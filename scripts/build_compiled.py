@@ -9,6 +9,7 @@ mypyc and leaves an importable tree::
     PYTHONPATH=build/compiled/src python -c "import indexalg"   # the compiled build
     python scripts/build_compiled.py --wheel         # also build/compiled/dist/*.whl
     python scripts/build_compiled.py --test          # then the core tests against it
+    python scripts/build_compiled.py --if-changed --test   # build only if the sources changed
 
 The wheel is the same distribution as the pure one (name, version, entry points, every pure
 module) with the compiled modules added as extension modules next to their ``.py`` sources;
@@ -118,6 +119,37 @@ def copy_tree(src: Path) -> None:
             shutil.copy2(origin, target)
 
 
+def source_hash(modules: list[str]) -> str:
+    """A hash of everything a build is made from: the copied sources (paths and bytes), this
+    script, the modules compiled, the interpreter and mypyc's version."""
+    import hashlib
+    from importlib.metadata import PackageNotFoundError, version
+
+    h = hashlib.sha256()
+    try:
+        mypy_version = version("mypy")
+    except PackageNotFoundError:
+        mypy_version = "none"
+    h.update(f"{sys.version}\0{mypy_version}\0{modules!r}\0".encode())
+    files: list[Path] = [Path(__file__).resolve()]
+    for name in COPIED:
+        origin = ROOT / name
+        if origin.is_dir():
+            files += sorted(
+                f
+                for f in origin.rglob("*")
+                if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".so", ".pyc")
+            )
+        else:
+            files.append(origin)
+    for f in files:
+        h.update(str(f.relative_to(ROOT) if f.is_relative_to(ROOT) else f.name).encode())
+        h.update(b"\0")
+        h.update(f.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
 def run(cmd: list[str], cwd: Path) -> float:
     """Run ``cmd`` in ``cwd``; its wall time in seconds (exits on failure)."""
     print("+", " ".join(cmd), flush=True)
@@ -170,9 +202,26 @@ def main(argv: list[str] | None = None) -> int:
         help="then run the core tests (or these pytest arguments) against the build",
     )
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument(
+        "--if-changed",
+        action="store_true",
+        help="skip the build when OUT holds one of the same sources (OUT/.source-hash)",
+    )
     args = p.parse_args(argv)
     out: Path = args.out.resolve()
     src = out / "src"
+    stamp = out / ".source-hash"
+    digest = source_hash(list(args.modules))
+    if (
+        args.if_changed
+        and not args.wheel
+        and stamp.exists()
+        and stamp.read_text().strip() == digest
+    ):
+        check_compiled(src, args.modules)
+        print(f"build_compiled: {src} is up to date (source hash {digest[:12]}); not rebuilt")
+        return run_tests(out, src, args.test) if args.test is not None else 0
+    stamp.unlink(missing_ok=True)
     t0 = time.perf_counter()
     copy_tree(src)
     (src / "setup.py").write_text(SETUP.format(modules=list(args.modules), group=GROUP))
@@ -199,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wheel in {wheel_s:.0f} s: {', '.join(w.name for w in dist.glob('*.whl'))}")
     print(f"total {time.perf_counter() - t0:.0f} s")
     check_compiled(src, args.modules)
+    stamp.write_text(digest + "\n")
     if args.test is not None:
         return run_tests(out, src, args.test)
     return 0
