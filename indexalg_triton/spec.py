@@ -54,6 +54,7 @@ from indexalg_triton.layout import View, dtype_bytes
 
 __all__ = [
     "ELEMENTWISE",
+    "Elementwise",
     "FLOAT_MATH",
     "MULTI_OUTPUT",
     "REDUCTIONS",
@@ -71,21 +72,80 @@ __all__ = [
 #: An operand of an op: the name of an earlier value, or a Python literal.
 Operand = Union[str, int, float, bool]
 
-#: Elementwise kinds and their number of operands.
-ELEMENTWISE: dict[str, int] = {
-    "add": 2, "sub": 2, "mul": 2, "truediv": 2, "neg": 1, "exp": 1, "abs": 1,
-    "maximum": 2, "minimum": 2,
-    "and": 2, "or": 2, "xor": 2, "lshift": 2, "rshift": 2,
-    "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
-    "where": 3, "cast": 1,
-    "sigmoid": 1, "tanh": 1, "erf": 1, "rsqrt": 1, "sqrt": 1, "log": 1, "sin": 1, "cos": 1,
-    "floor": 1, "not": 1,
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """One elementwise kind: the one row that spec validation, value emission
+    (:func:`indexalg_triton.codegen.values.elementwise`) and the front end's converters read.
+
+    ``arity``: its operands.  ``family``: ``arith`` and ``math`` compute in floating point
+    for float results (16-bit operands widened to float32; the front end converts integer
+    operands of ``math`` kinds first), ``compare`` gives a bool, ``integer`` takes integers
+    only, ``logic`` is ``not``, ``select`` is ``where``, ``cast`` is a conversion.
+    ``triton``: its Triton form, a format over the operands' text (empty where the code
+    generator writes it itself: ``where``, ``cast``).  ``torch``: the torch ops the front end
+    converts to exactly this kind (by the registry's names, ``aten.add``)."""
+
+    arity: int
+    family: str
+    triton: str = ""
+    torch: tuple[str, ...] = ()
+
+
+def _math(kind: str, triton: str) -> Elementwise:
+    return Elementwise(1, "math", triton, (f"aten.{kind}",))
+
+
+#: The elementwise kinds (see :class:`Elementwise`).
+ELEMENTWISE: dict[str, Elementwise] = {
+    "add": Elementwise(2, "arith", "{0} + {1}", ("aten.add",)),
+    "sub": Elementwise(2, "arith", "{0} - {1}", ("aten.sub",)),
+    "mul": Elementwise(2, "arith", "{0} * {1}", ("aten.mul",)),
+    "truediv": Elementwise(2, "arith", "{0} / {1}", ("aten.div",)),
+    "neg": Elementwise(1, "arith", "-{0}", ("aten.neg",)),
+    "abs": Elementwise(1, "arith", "tl.abs({0})", ("aten.abs",)),
+    "maximum": Elementwise(2, "arith", "tl.maximum({0}, {1})", ("aten.maximum",)),
+    "minimum": Elementwise(2, "arith", "tl.minimum({0}, {1})", ("aten.minimum",)),
+    "and": Elementwise(2, "integer", "{0} & {1}", ("aten.bitwise_and", "aten.__and__")),
+    "or": Elementwise(2, "integer", "{0} | {1}", ("aten.bitwise_or", "aten.__or__")),
+    "xor": Elementwise(2, "integer", "{0} ^ {1}", ("aten.bitwise_xor", "aten.__xor__")),
+    "lshift": Elementwise(2, "integer", "{0} << {1}", ("aten.__lshift__",)),
+    "rshift": Elementwise(2, "integer", "{0} >> {1}", ("aten.__rshift__",)),
+    "eq": Elementwise(2, "compare", "{0} == {1}", ("aten.eq",)),
+    "ne": Elementwise(2, "compare", "{0} != {1}", ("aten.ne",)),
+    "lt": Elementwise(2, "compare", "{0} < {1}", ("aten.lt",)),
+    "le": Elementwise(2, "compare", "{0} <= {1}", ("aten.le",)),
+    "gt": Elementwise(2, "compare", "{0} > {1}", ("aten.gt",)),
+    "ge": Elementwise(2, "compare", "{0} >= {1}", ("aten.ge",)),
+    "where": Elementwise(3, "select"),
+    "cast": Elementwise(1, "cast"),
+    # Unary float math with a ``tl`` builtin (not a ``@triton.jit`` function of the
+    # standard library, which the interpreter cannot call when triton was imported before
+    # ``TRITON_INTERPRET`` was set: ``tl.sigmoid`` is one, so sigmoid is written out;
+    # tanh is the helper ``ia_tanh``).
+    "exp": _math("exp", "tl.exp({0})"),
+    "sigmoid": _math("sigmoid", "1.0 / (1.0 + tl.exp(-{0}))"),
+    "tanh": _math("tanh", "ia_tanh({0})"),
+    "erf": _math("erf", "tl.erf({0})"),
+    "rsqrt": _math("rsqrt", "tl.rsqrt({0})"),
+    "sqrt": _math("sqrt", "tl.sqrt({0})"),
+    "log": _math("log", "tl.log({0})"),
+    "sin": _math("sin", "tl.sin({0})"),
+    "cos": _math("cos", "tl.cos({0})"),
+    "floor": _math("floor", "tl.floor({0})"),
+    "not": Elementwise(1, "logic", "~{0}"),
 }
-#: Elementwise kinds computed in floating point (a float result; 16-bit floats in float32).
-FLOAT_MATH = frozenset({"sigmoid", "tanh", "erf", "rsqrt", "sqrt", "log", "sin", "cos",
-                        "floor"})
-_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
-_INTEGER_ONLY = frozenset({"and", "or", "xor", "lshift", "rshift"})
+
+
+def _family(name: str) -> frozenset[str]:
+    return frozenset(k for k, e in ELEMENTWISE.items() if e.family == name)
+
+
+#: Elementwise kinds of float math (a float result; 16-bit floats in float32).
+FLOAT_MATH = _family("math")
+_COMPARISONS = _family("compare")
+_INTEGER_ONLY = _family("integer")
 #: Reduction kinds.
 REDUCTIONS = ("sum", "max")
 #: Multi-output kinds and the suffixes of their results (each a reduction over the loop).
@@ -352,9 +412,10 @@ def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[
         if want and not is_float(o.dtype):
             raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
     elif o.kind in ELEMENTWISE:
-        if len(o.args) != ELEMENTWISE[o.kind]:
+        if len(o.args) != ELEMENTWISE[o.kind].arity:
             raise SpecError(
-                f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind]} operands, got {len(o.args)}"
+                f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind].arity} operands, got "
+                f"{len(o.args)}"
             )
     else:
         raise SpecError(f"unknown op kind {o.kind!r} ({o.name})")

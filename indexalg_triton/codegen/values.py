@@ -13,7 +13,7 @@ from indexalg.decisions import dtype_range
 from indexalg_triton.codegen.helpers import ROUND_BF16, TANH
 from indexalg_triton.codegen.writer import KernelWriter
 from indexalg_triton.errors import SpecError
-from indexalg_triton.spec import FLOAT_MATH, Op, Operand, is_float
+from indexalg_triton.spec import ELEMENTWISE, Op, Operand, is_float
 
 __all__ = [
     "TL_DTYPE",
@@ -31,19 +31,10 @@ TL_DTYPE = {
     "uint64": "tl.uint64", "float16": "tl.float16", "bfloat16": "tl.bfloat16",
     "float32": "tl.float32", "float64": "tl.float64",
 }
-_BINARY = {
-    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "and": "&", "or": "|", "xor": "^",
-    "lshift": "<<", "rshift": ">>", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
-    "gt": ">", "ge": ">=",
-}
-_FLOAT_ARITH = frozenset({"add", "sub", "mul", "truediv", "neg", "exp", "abs", "maximum",
-                          "minimum", *FLOAT_MATH})
-#: Unary float math with a ``tl`` builtin (not a ``@triton.jit`` function of the standard
-#: library, which the interpreter cannot call when triton was imported before
-#: ``TRITON_INTERPRET`` was set: ``tl.sigmoid`` is one, so sigmoid is written out).
-_TL_MATH = {"exp": "tl.exp", "abs": "tl.abs", "erf": "tl.erf", "rsqrt": "tl.rsqrt",
-            "sqrt": "tl.sqrt", "log": "tl.log", "sin": "tl.sin", "cos": "tl.cos",
-            "floor": "tl.floor"}
+#: Kinds computed in float32 for 16-bit float results.
+_FLOAT_ARITH = frozenset(k for k, e in ELEMENTWISE.items() if e.family in ("arith", "math"))
+#: The jit helpers some Triton forms call.
+_HELPERS = {"tanh": ("ia_tanh", TANH)}
 _HALF = ("float16", "bfloat16")
 
 
@@ -72,27 +63,16 @@ def elementwise(w: KernelWriter, o: Op) -> str:
     fl = o.kind in _FLOAT_ARITH and is_float(o.dtype)
     args = [operand(w, a, fl) for a in o.args]
     k = o.kind
-    if k in _BINARY:
-        text = f"{args[0]} {_BINARY[k]} {args[1]}"
-    elif k == "neg":
-        text = f"-{args[0]}"
-    elif k in _TL_MATH:
-        text = f"{_TL_MATH[k]}({args[0]})"
-    elif k == "sigmoid":
-        text = f"1.0 / (1.0 + tl.exp(-{args[0]}))"
-    elif k == "tanh":
-        w.helpers.setdefault("ia_tanh", TANH)
-        text = f"ia_tanh({args[0]})"
-    elif k == "not":
-        text = f"~{args[0]}"
-    elif k in ("maximum", "minimum"):
-        text = f"tl.{k}({args[0]}, {args[1]})"
-    elif k == "where":
+    if k == "where":
         regs = {w.reg[a] for a in o.args[1:] if isinstance(a, str)}
         if len(regs) > 1 and is_float(o.dtype):
             args = [args[0]] + [operand(w, a, True) for a in o.args[1:]]
         text = f"tl.where({args[0]}, {args[1]}, {args[2]})"
-    else:  # pragma: no cover - the spec validates kinds
+    elif ELEMENTWISE[k].triton:  # the spec's table; the spec validates kinds
+        if k in _HELPERS:
+            w.helpers.setdefault(*_HELPERS[k])
+        text = ELEMENTWISE[k].triton.format(*args)
+    else:  # pragma: no cover - every other kind has a Triton form in the table
         raise SpecError(f"no Triton form for {k}")
     w.reg[o.name] = _result_register(w, o)
     return text

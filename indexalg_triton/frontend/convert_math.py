@@ -1,5 +1,6 @@
 """Converters of arithmetic, comparisons, logic, float math, activations, ``where`` and
-casts: elementwise ops of the spec (:data:`indexalg_triton.spec.ELEMENTWISE`)."""
+casts: elementwise ops of the spec.  The torch ops that are one elementwise kind each are read
+from the spec's table (:data:`indexalg_triton.spec.ELEMENTWISE`, its ``torch`` names)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,17 @@ from typing import Any
 
 from indexalg_triton.frontend.lazy import Lazy
 from indexalg_triton.frontend.registry import Call, converts
-from indexalg_triton.spec import FLOAT_MATH
+from indexalg_triton.spec import ELEMENTWISE
 
 __all__: list[str] = []
 
-#: torch's binary ops -> the spec's elementwise kind.
-BINARY = {
-    "add": "add", "sub": "sub", "mul": "mul", "div": "truediv", "maximum": "maximum",
-    "minimum": "minimum", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
-    "__lshift__": "lshift", "__rshift__": "rshift", "eq": "eq", "ne": "ne", "lt": "lt",
-    "le": "le", "gt": "gt", "ge": "ge", "__and__": "and", "__or__": "or", "__xor__": "xor",
-}
-_COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
-#: torch's float math -> the spec's kind.
-MATH = {"exp": "exp", **{k: k for k in sorted(FLOAT_MATH)}}
+#: torch op (``aten.add``) -> the spec's elementwise kind it converts to one to one, from
+#: the spec's table (:data:`indexalg_triton.spec.ELEMENTWISE`).
+KINDS = {op: kind for kind, e in ELEMENTWISE.items() for op in e.torch}
+_BINARY = [op for op, kind in KINDS.items() if ELEMENTWISE[kind].arity == 2]
+_MATH = [op for op, kind in KINDS.items() if ELEMENTWISE[kind].family == "math"]
+_UNARY = [op for op, kind in KINDS.items()
+          if ELEMENTWISE[kind].arity == 1 and op not in _MATH]
 _SQRT1_2 = 0.7071067811865476
 _SQRT_2_PI = 0.7978845608028654
 
@@ -31,15 +29,15 @@ def identity(c: Call) -> Any:
     return c.args[0]
 
 
-@converts(*(f"aten.{op}" for op in BINARY))
+@converts(*_BINARY)
 def binary(c: Call) -> Lazy:
     tr, dtype = c.tr, c.dtype
     x, y = c.args[0], c.args[1]
     alpha = c.kwargs.get("alpha", 1)
     if alpha != 1:
         y = tr.elementwise("mul", [y, alpha], dtype) if isinstance(y, Lazy) else y * alpha
-    kind = BINARY[c.name]
-    if kind in _COMPARE:
+    kind = KINDS[c.op]
+    if ELEMENTWISE[kind].family == "compare":
         return tr.elementwise(kind, [x, y], "bool")
     if kind == "truediv":
         x, y = tr.cast_any(x, dtype), tr.cast_any(y, dtype)
@@ -53,14 +51,15 @@ def rsub(c: Call) -> Lazy:
     return c.tr.elementwise("sub", [c.args[1], y], c.dtype)
 
 
-@converts("aten.neg", "aten.abs")
+@converts(*_UNARY)
 def unary(c: Call) -> Lazy:
-    return c.tr.elementwise(c.name, [c.args[0]], c.dtype)
+    return c.tr.elementwise(KINDS[c.op], [c.args[0]], c.dtype)
 
 
-@converts(*(f"aten.{op}" for op in MATH))
+@converts(*_MATH)
 def float_math(c: Call) -> Lazy:
-    return c.tr.math(MATH[c.name], c.args[0], c.dtype)
+    """Float math (an integer operand converted to the result's dtype first)."""
+    return c.tr.math(KINDS[c.op], c.args[0], c.dtype)
 
 
 @converts("aten.reciprocal")
