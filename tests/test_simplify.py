@@ -100,6 +100,13 @@ HEADLINE = [
     Case("peer_nested_where", "Where(s < 5, Where(s < 6, a, b), b)", "Where(s < 5, a, b)",
          {"s": (0, 10)}),
     Case("peer_simplex", "Not(3*a + 4*b < 1)", "0 < a + b", {"a": (0, 3), "b": (0, 3)}),
+    Case("peer_min_ceil_multiple", "Min(4*((x + 3) // 4), x)", "x", NONE),
+    Case("peer_mod_pair", "x % 2 + (x + 1) % 2", "1", NONE),
+    Case("peer_floordiv_difference", "(x + 1) // 2 - x // 2", "ModularIndexing(x, 1, 2)", NONE),
+    Case("peer_symbolic_multiple_mod", "((p + 1)*64) % ((p + 1)*32)", "0", {"p": (0, None)}),
+    Case("peer_congruence", "(3 + 3*a) % 4", "3 - a", {"a": (0, 3)}),
+    Case("peer_unrolled_arange", "(g + 2561) // 4 + (g + 2562) // 4 + (g + 2560) // 4"
+         " + (g + 2559) // 4", "g + 2559", {"g": (0, 2559)}),
 ]
 
 GAPS = [

@@ -17,10 +17,14 @@ from indexalg.expr import (
     BoolConst,
     Eq,
     Expr,
+    FloorDiv,
     Integer,
     Le,
     Lt,
+    Max,
+    Min,
     Mod,
+    ModularIndexing,
     Mul,
     Ne,
     Not,
@@ -47,10 +51,33 @@ def exact_divides(d: Expr, e: Expr) -> bool:
     return divide_exact(e, d) is not None
 
 
+def _without_floors(d: Expr) -> Expr:
+    """The sum ``d`` with each term ``q*(x // c)`` (literal ``c > 0`` dividing ``q``) read
+    as ``(q/c)*x - (q/c)*(x mod c)``: the same value (``c*(x // c) == x - x mod c``), whose
+    interval is tighter where the ``x`` cancels (``4*((x + 3) // 4) - x`` is
+    ``3 - (x + 3) mod 4``, in ``[0, 3]``)."""
+    if type(d) is not Add:
+        return d
+    out: Expr = d
+    for t in d.args:
+        q, m = (t.payload, t.args[0]) if type(t) is Mul and len(t.args) == 1 else (1, t)
+        if type(m) is not FloorDiv or type(m.args[1]) is not Integer:
+            continue
+        x, c = m.args[0], m.args[1].payload
+        if c <= 0 or q % c:
+            continue
+        r = q // c
+        out = add(out, mul(-q, m), mul(r, x), mul(-r, ModularIndexing.make(x, 1, c)))
+    return out
+
+
 def _lower_ge(d: Expr, k: int, ctx: Context) -> bool:
     """Proven: d >= k at every in-range point."""
     lo, _ = interval(d, ctx)
     if lo >= k:
+        return True
+    plain = _without_floors(d)
+    if plain is not d and interval(plain, ctx)[0] >= k:
         return True
     for elim in _symbolic_passes(d, ctx):
         b = sym_bound(d, ctx, upper=False, elim=elim)
@@ -72,6 +99,9 @@ def _upper_le(d: Expr, k: int, ctx: Context) -> bool:
     """Proven: d <= k at every in-range point."""
     _, hi = interval(d, ctx)
     if hi <= k:
+        return True
+    plain = _without_floors(d)
+    if plain is not d and interval(plain, ctx)[1] <= k:
         return True
     for elim in _symbolic_passes(d, ctx):
         b = sym_bound(d, ctx, upper=True, elim=elim)
@@ -139,7 +169,8 @@ def _decide(claim: Expr, ctx: Context) -> tuple[bool | None, str]:
             return True, "interval"
         if _upper_le(d, k - 1, ctx):
             return False, "interval"
-        return None, ""
+        v = _split_minmax(claim, ctx)
+        return v, ("" if v is None else "interval")
     if t is Eq or t is Ne:
         v, tier = _decide_eq(claim.args[0], claim.args[1], ctx)
         if v is None:
@@ -165,6 +196,30 @@ def _decide(claim: Expr, ctx: Context) -> tuple[bool | None, str]:
     return None, ""
 
 
+def _split_minmax(claim: Expr, ctx: Context) -> bool | None:
+    """A comparison with a Min or Max side, decided part by part: ``Max(a, b) <= c`` is
+    ``a <= c and b <= c``, ``Min(a, b) <= c`` is ``a <= c or b <= c`` (and mirrored)."""
+    a, b = claim.args
+    make = Lt.make if type(claim) is Lt else Le.make
+    for side, on_left in ((a, True), (b, False)):
+        if type(side) is not Min and type(side) is not Max:
+            continue
+        parts = [make(x, b) if on_left else make(a, x) for x in side.args]
+        every = (type(side) is Max) == on_left  # Max on the left, Min on the right: all
+        values = [_decide(p, ctx)[0] for p in parts]
+        if every:
+            if all(v is True for v in values):
+                return True
+            if any(v is False for v in values):
+                return False
+        else:
+            if any(v is True for v in values):
+                return True
+            if all(v is False for v in values):
+                return False
+    return None
+
+
 def holds_in(claim: Expr, ctx: Context, want: bool) -> bool:
     """``decide_in(claim, ctx) is want``, memoised per context.  For a comparison only the
     side asked for is computed (a rule's condition is wanted True: its disproof is never
@@ -180,7 +235,7 @@ def holds_in(claim: Expr, ctx: Context, want: bool) -> bool:
         d = add(b, -1 * a) if type(a) is not Integer else add(b, -a.payload)
         k = 1 if t is Lt else 0
         if want:
-            out = _lower_ge(d, k, ctx)
+            out = _lower_ge(d, k, ctx) or _split_minmax(claim, ctx) is True
         else:
             # False only when not proven True (an empty domain proves both)
             out = _upper_le(d, k - 1, ctx) and not _lower_ge(d, k, ctx)

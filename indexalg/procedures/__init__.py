@@ -17,6 +17,7 @@ from indexalg.procedures.floors import FLOOR_PROCEDURES
 from indexalg.procedures.join import JOIN_PROCEDURES
 from indexalg.procedures.junction import JUNCTION_PROCEDURES
 from indexalg.procedures.minmax import MINMAX_PROCEDURES
+from indexalg.procedures.residues import RESIDUE_PROCEDURES
 from indexalg.procedures.select import SELECT_PROCEDURES
 
 __all__ = ["Procedure", "PROCEDURES", "rebuild_product"]
@@ -35,4 +36,5 @@ PROCEDURES: tuple[Procedure, ...] = (
     + MINMAX_PROCEDURES
     + FLOOR_PROCEDURES
     + SELECT_PROCEDURES
+    + RESIDUE_PROCEDURES
 )

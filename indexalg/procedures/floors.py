@@ -116,8 +116,83 @@ def _pull(e: Expr, a: Expr, c: Expr) -> Expr | None:
     return ModularIndexing.make(r, 1, c) if type(e) is ModularIndexing else Mod.make(r, c)
 
 
+def _floor_terms(e: Expr) -> list[tuple[int, int, Expr, int, int]]:
+    """(index, coefficient, dividend's terms as a sum, dividend's constant, c) of each
+    ``k*(a // c)`` term of the sum ``e`` with a literal ``c > 1``."""
+    out = []
+    for i, t in enumerate(e.args):
+        k, m = term_parts(t)
+        if type(m) is FloorDiv and type(m.args[1]) is Integer and m.args[1].payload > 1:
+            terms, const = split_terms(m.args[0])
+            out.append((i, k, add(*(mul(q, x) for q, x in terms)), const, m.args[1].payload))
+    return out
+
+
+def floor_sums(e: Expr, ctx: Context) -> Expr | None:
+    """Sums of floor divisions of one sum shifted by constants.
+
+    Hermite's identity: ``(x + a_1) // c + ... + (x + a_c) // c`` with the ``a_i`` covering
+    every residue mod c is ``x + sum((a_i - (a_i mod c)) / c)`` (tinygrad's unrolled
+    aranges); and ``(x + a) // c - (x + b) // c`` with ``a > b`` is
+    ``((x + b) % c + a - b) // c``, read without a division when that is affine in the
+    remainder (``(x + 1) // 2 - x // 2`` is ``x % 2``)."""
+    if type(e) is not Add:
+        return None
+    floors = _floor_terms(e)
+    groups: dict[tuple[int, Expr, int], list[tuple[int, int]]] = {}
+    for i, k, x, const, c in floors:
+        groups.setdefault((k, x, c), []).append((i, const))
+    for (k, x, c), members in groups.items():
+        residues = {const % c for _, const in members}
+        if len(members) == c and len(residues) == c:
+            drop = {i for i, _ in members}
+            shift = sum((const - const % c) // c for _, const in members)
+            out = add(_without(e, drop), mul(k, add(x, shift)))
+            if size(out) < size(e):
+                return out
+    for (k, x, c), members in groups.items():
+        for i, a in members:
+            for (j, b) in groups.get((-k, x, c), []):
+                if a > b:
+                    out = add(_without(e, {i, j}), mul(k, _shifted_floor(x, b, a - b, c)))
+                    if size(out) < size(e):
+                        return out
+    return _mod_two_pairs(e)
+
+
+def _without(e: Expr, drop: set[int]) -> Expr:
+    return add(e.payload, *(t for n, t in enumerate(e.args) if n not in drop))
+
+
+def _shifted_floor(x: Expr, b: int, d: int, c: int) -> Expr:
+    """``(r + d) // c`` for ``r = (x + b) % c`` in ``[0, c - 1]``: affine in r when the
+    values are, else as written."""
+    r = ModularIndexing.make(add(x, b), 1, c)
+    values = [(v + d) // c for v in range(c)]
+    slope = values[1] - values[0]
+    if all(values[v] == values[0] + slope * v for v in range(c)):
+        return add(values[0], mul(slope, r))
+    return FloorDiv.make(add(r, d), c)
+
+
+def _mod_two_pairs(e: Expr) -> Expr | None:
+    """``k*((x + a) % 2) + k*((x + b) % 2)`` with ``a - b`` odd is ``k``."""
+    mods = []
+    for i, t in enumerate(e.args):
+        k, m = term_parts(t)
+        if type(m) is ModularIndexing and m.args[1] is _ONE and m.args[2].payload == 2:
+            terms, const = split_terms(m.args[0])
+            mods.append((i, k, add(*(mul(q, y) for q, y in terms)), const))
+    for n, (i, k, x, a) in enumerate(mods):
+        for j, k2, x2, b in mods[n + 1 :]:
+            if k2 == k and x2 is x and (a - b) % 2:
+                return add(_without(e, {i, j}), k)
+    return None
+
+
 FLOOR_PROCEDURES = (
     Procedure("floors_in_sum", (Add,), floors_in_sum, _module_doc(__name__)),
+    Procedure("floor_sums", (Add,), floor_sums, _module_doc(__name__)),
     Procedure(
         "remainders_in_dividend",
         (FloorDiv, Mod, ModularIndexing),

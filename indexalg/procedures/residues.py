@@ -1,0 +1,161 @@
+"""Divisions by a literal read through the residues of their dividend's coefficients.
+
+For ``a // c`` and ``a % c`` (``c > 1`` a literal, ``a = sum(q*t) + b``):
+
+* **balanced remainder**: each coefficient is ``q = c*k + r`` with ``r`` either residue
+  (``q mod c`` or ``q mod c - c``); when some choice puts ``R = sum(r*t) + K`` (``K`` the
+  constant congruent to ``b`` that starts R at 0 or above) inside ``[0, c - 1]`` on the
+  ranges, ``a % c`` is ``R`` and ``a // c`` is ``sum(k*t) + (b - K)/c`` (tinygrad's
+  ``(3 + 3*a) % 4`` is ``3 - a`` and ``(9 + 19*x + 18*y) // 10`` is ``2*x + 2*y`` for small
+  ``x``, ``y``);
+* **common factor**: with ``g`` the gcd of the coefficients and ``g | c``,
+  ``(g*s + b) // c`` is ``(s + b // g) // (c/g)`` (TVM's ``(8*x + 39) // 16`` is
+  ``(x + 4) // 2``);
+* **reduced coefficients**: ``ModularIndexing(a, 1, c)`` depends on each coefficient and
+  the constant only modulo ``c``: each is replaced by its residue of the same sign
+  (``(x*360 + y) % 16`` is ``(x*8 + y) % 16``).
+
+For a symbolic modulus, ``a % m`` is 0 when ``a`` is an integer multiple of ``m`` as a
+polynomial (``((p + 1)*64) % ((p + 1)*32)``).  Every result measures less than its input.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import gcd
+
+from indexalg.analysis.context import Context
+from indexalg.analysis.interval import interval
+from indexalg.expr import (
+    Expr,
+    FloorDiv,
+    Integer,
+    Mod,
+    ModularIndexing,
+    add,
+    integer,
+    mul,
+)
+from indexalg.poly import split_terms
+from indexalg.procedures.base import Procedure, _module_doc
+from indexalg.procedures.size import size
+
+__all__ = ["RESIDUE_PROCEDURES"]
+
+_ONE = Integer(1)
+#: The most terms whose two residues are all tried (2**n choices).
+_MAX_TERMS = 6
+
+
+def _literal_divisor(e: Expr) -> tuple[Expr, int] | None:
+    """(dividend, c) of ``a // c`` or ``ModularIndexing(a, 1, c)`` with a literal c > 1."""
+    if type(e) is FloorDiv:
+        a, c = e.args
+    elif type(e) is ModularIndexing and e.args[1] is _ONE:
+        a, c = e.args[0], e.args[2]
+    else:
+        return None
+    if type(c) is not Integer or c.payload <= 1:
+        return None
+    return a, c.payload
+
+
+def balanced_remainder(e: Expr, ctx: Context) -> Expr | None:
+    """``a // c`` or ``a % c`` with no division left (see the module docstring)."""
+    split = _literal_divisor(e)
+    if split is None:
+        return None
+    a, c = split
+    terms, b = split_terms(a)
+    if not terms or len(terms) > _MAX_TERMS:
+        return None
+    options = [sorted({q % c, q % c - c} if q % c else {0}, key=abs) for q, _ in terms]
+    best: Expr | None = None
+    for rs in itertools.product(*options):
+        rest = add(*(mul(r, m) for r, (_, m) in zip(rs, terms)))
+        lo, hi = interval(rest, ctx)
+        if type(lo) is not int or type(hi) is not int or hi - lo > c - 1:
+            continue
+        k0 = b + c * (-((lo + b) // c))  # the constant = b (mod c) with k0 + lo in [0, c)
+        if k0 + hi > c - 1:
+            continue
+        if type(e) is ModularIndexing:
+            out = add(rest, k0)
+        else:
+            whole = [mul((q - r) // c, m) for r, (q, m) in zip(rs, terms)]
+            out = add((b - k0) // c, *whole)
+        if size(out) < size(e) and (best is None or size(out) < size(best)):
+            best = out
+    return best
+
+
+def common_factor_of_dividend(e: Expr, ctx: Context) -> Expr | None:
+    """``(g*s + b) // c`` is ``(s + b // g) // (c/g)`` for ``g`` the coefficients' gcd,
+    ``g | c`` (floor(floor(v/g)/(c/g)) == floor(v/c), and floor(v/g) = s + b // g)."""
+    if type(e) is not FloorDiv:
+        return None
+    split = _literal_divisor(e)
+    if split is None:
+        return None
+    a, c = split
+    terms, b = split_terms(a)
+    g = 0
+    for q, _ in terms:
+        g = gcd(g, q)
+    if not terms or g <= 1 or c % g:
+        return None
+    s = add(b // g, *(mul(q // g, m) for q, m in terms))
+    out = FloorDiv.make(s, c // g)
+    return out if size(out) < size(e) else None
+
+
+def _same_sign_residue(q: int, c: int) -> int:
+    return q % c if q >= 0 else -((-q) % c)
+
+
+def reduced_coefficients(e: Expr, ctx: Context) -> Expr | None:
+    """``ModularIndexing(a, 1, c)`` with each coefficient and the constant of ``a``
+    replaced by its residue modulo ``c`` of the same sign."""
+    if type(e) is not ModularIndexing:
+        return None
+    split = _literal_divisor(e)
+    if split is None:
+        return None
+    a, c = split
+    terms, b = split_terms(a)
+    new = add(_same_sign_residue(b, c), *(mul(_same_sign_residue(q, c), m) for q, m in terms))
+    if new is a:
+        return None
+    out = ModularIndexing.make(new, 1, c)
+    # no larger, and some coefficient strictly smaller in magnitude: terminates
+    return out if size(out) <= size(e) else None
+
+
+def multiple_of_modulus(e: Expr, ctx: Context) -> Expr | None:
+    """``a % m`` (or ``ModularIndexing(a, 1, m)``) is 0 when ``a == k*m`` as polynomials
+    for an integer ``k`` (the ratio of their first coefficients)."""
+    if type(e) is Mod:
+        a, m = e.args
+    elif type(e) is ModularIndexing and e.args[1] is _ONE:
+        a, m = e.args[0], e.args[2]
+    else:
+        return None
+    if type(m) is Integer:
+        return None
+    ta, _ = split_terms(a)
+    tm, _ = split_terms(m)
+    if not ta or not tm or ta[0][1] is not tm[0][1] or ta[0][0] % tm[0][0]:
+        return None
+    k = ta[0][0] // tm[0][0]
+    diff = add(a, mul(-k, m))
+    return integer(0) if type(diff) is Integer and diff.payload == 0 else None
+
+
+_DOC = _module_doc(__name__)
+
+RESIDUE_PROCEDURES = (
+    Procedure("balanced_remainder", (FloorDiv, ModularIndexing), balanced_remainder, _DOC),
+    Procedure("common_factor_of_dividend", (FloorDiv,), common_factor_of_dividend, _DOC),
+    Procedure("reduced_coefficients", (ModularIndexing,), reduced_coefficients, _DOC),
+    Procedure("multiple_of_modulus", (Mod, ModularIndexing), multiple_of_modulus, _DOC),
+)
