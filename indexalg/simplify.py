@@ -6,7 +6,10 @@ point is that constant; a claim the analysis decides is True or False).  A rewri
 is simplified again until nothing fires.  Results are memoised per context, so repeated
 subexpressions (and repeated calls under the same ranges) cost one dictionary lookup.
 
-A step limit turns a runaway rule set into :class:`~indexalg.errors.RewriteLimitError`.
+A step limit turns a runaway rule set into :class:`~indexalg.errors.RewriteLimitError`.  The
+default one grows with the input (:func:`indexalg.limits.step_limit_for`: a base plus an
+allowance per node, worked out only once the base is passed); an explicit ``step_limit``
+other than :data:`DEFAULT_STEP_LIMIT` is a fixed limit.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from indexalg.analysis.interval import interval
 from indexalg.analysis.refine import require_points
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
+from indexalg.limits import STEP_LIMIT_BASE, step_limit_for
 from indexalg.parse import parse
 from indexalg.procedures import PROCEDURES, Procedure, rebuild_product
 from indexalg.ranges import Ranges, RangesLike
@@ -48,7 +52,9 @@ __all__ = [
     "clear_results",
 ]
 
-DEFAULT_STEP_LIMIT = 10_000
+#: The default ``step_limit``: it stands for the limit that grows with the input
+#: (:func:`indexalg.limits.step_limit_for`), of which it is the base.
+DEFAULT_STEP_LIMIT = STEP_LIMIT_BASE
 #: How many rewrites at one node may be in progress at once, each rewriting the result of the
 #: one before (a result is visited again while its rewrite is on the stack): past this, a rule
 #: chain is taken to recurse without end.  Not :data:`indexalg.expr.MAX_DEPTH`, the nesting
@@ -83,6 +89,7 @@ class Simplifier:
         "steps",
         "limit",
         "depth",
+        "scale_with",
     )
 
     def __init__(
@@ -94,6 +101,7 @@ class Simplifier:
         *,
         record: bool = False,
         step_limit: int = DEFAULT_STEP_LIMIT,
+        scale_with: Expr | None = None,
     ) -> None:
         self.ctx = ctx
         self.index = index
@@ -104,6 +112,8 @@ class Simplifier:
         self.steps = 0
         self.limit = step_limit
         self.depth = 0
+        #: the input whose size raises the limit once it is passed (None: a fixed limit)
+        self.scale_with = scale_with
 
     # --- driver ------------------------------------------------------------------------
 
@@ -171,15 +181,30 @@ class Simplifier:
     def _fired(self, name: str, before: Expr, after: Expr) -> Expr:
         self.steps += 1
         if self.steps > self.limit:
-            raise RewriteLimitError(
-                f"more than {self.limit} rewrite steps (last: {name} on {before}); "
-                "the rule set may not terminate"
-            )
+            self._past_limit(name, before)
         if self.record:
             r = self.result
             r.stats[name] = r.stats.get(name, 0) + 1
             r.trace.append((name, before, after))
         return after
+
+    def _past_limit(self, name: str, before: Expr) -> None:
+        """The step limit is passed: raise, unless it is the default limit's base, which
+        then becomes the limit for the input's size (counted now, not on every call)."""
+        root = self.scale_with
+        size = ""
+        if root is not None:
+            self.scale_with = None
+            nodes = sum(1 for _ in root.walk())
+            self.limit = max(self.limit, step_limit_for(nodes))
+            if self.steps <= self.limit:
+                return
+            size = f" for an input of {nodes} nodes"
+        raise RewriteLimitError(
+            f"more than {self.limit} rewrite steps{size} (last: {name} on {before}); "
+            "the rule set may not terminate (step_limit=N, or --step-limit N on the command line, "
+            "sets another limit)"
+        )
 
     def _tried(self, name: str) -> None:
         a = self.result.attempts
@@ -368,7 +393,10 @@ def simplify_in(
         cache = {}
         index = _default_index() if rules is None else RuleIndex(tuple(rules))
     procs = PROCEDURES if procedures is None else tuple(procedures)
-    s = Simplifier(ctx, index, procs, cache, record=record, step_limit=step_limit)
+    scale_with = e if step_limit == DEFAULT_STEP_LIMIT else None
+    s = Simplifier(
+        ctx, index, procs, cache, record=record, step_limit=step_limit, scale_with=scale_with
+    )
     out = s.visit(e)
     if memo:
         _RESULTS.put(e, ctx.ranges, out)

@@ -4,7 +4,9 @@ Prints the simplified expression in canonical text (it parses back to the same e
 The result has the value of EXPR for every assignment of the symbols inside their ranges.
 
 ``--explain`` adds the rewrites that fired, in order (rule, before, after); ``--stats`` the
-hits per rule.  ``--json`` prints one object with sorted keys::
+hits per rule.  ``--step-limit N`` fixes the rewrite-step limit at N (by default it grows with
+the size of EXPR: :func:`indexalg.limits.step_limit_for`); past it the command reports the
+limit error (exit status 2).  ``--json`` prints one object with sorted keys::
 
     {"input": ..., "output": ..., "ranges": {name: [lo, hi]}, "ops_before": ..., "ops_after": ...,
      "divmod_before": ..., "divmod_after": ...}
@@ -54,15 +56,32 @@ class Outcome:
 
 
 def simplify_expr(
-    e: Expr, ranges: Ranges, *, stats: bool = False, explain: bool = False
+    e: Expr,
+    ranges: Ranges,
+    *,
+    stats: bool = False,
+    explain: bool = False,
+    step_limit: int | None = None,
 ) -> Outcome:
-    """:func:`indexalg.simplify.simplify` of ``e`` under ``ranges``, as an :class:`Outcome`."""
-    from indexalg.simplify import simplify, simplify_result
+    """:func:`indexalg.simplify.simplify` of ``e`` under ``ranges``, as an :class:`Outcome`
+    (``step_limit`` None: the default limit, which grows with the input)."""
+    from indexalg.simplify import DEFAULT_STEP_LIMIT, simplify, simplify_result
 
+    limit = DEFAULT_STEP_LIMIT if step_limit is None else step_limit
     if stats or explain:
-        result = simplify_result(e, ranges)
+        result = simplify_result(e, ranges, step_limit=limit)
         return Outcome(result.expr, dict(result.stats), list(result.trace))
-    return Outcome(simplify(e, ranges))
+    return Outcome(simplify(e, ranges, step_limit=limit))
+
+
+def _step_limit(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,12 +90,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_option(parser)
     parser.add_argument("--explain", action="store_true", help="list the rewrites that fired")
     parser.add_argument("--stats", action="store_true", help="count the hits of each rule")
+    parser.add_argument(
+        "--step-limit",
+        type=_step_limit,
+        default=None,
+        metavar="N",
+        help="stop after N rewrite steps (default: 10000 plus 10 per node of EXPR)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     e = read_expr(args.expr)
     ranges = read_ranges(args.ranges)
-    out = simplify_expr(e, ranges, stats=args.stats, explain=args.explain)
+    out = simplify_expr(
+        e, ranges, stats=args.stats, explain=args.explain, step_limit=args.step_limit
+    )
     if args.json:
         print_json(_json(e, ranges, out, stats=args.stats, explain=args.explain))
         return EXIT_OK

@@ -17,12 +17,14 @@ and ``197*FloorDiv(x,197) + ModularIndexing(x,1,197)`` is ``x``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from math import gcd
 from typing import NamedTuple
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
 from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, _make_term, add, mul
-from indexalg.poly import divide_exact, term_factors
+from indexalg.poly import divide_exact, term_factors, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
@@ -87,17 +89,59 @@ def _rebuild(e: Expr, drop: tuple[int, ...], extra: Expr) -> Expr:
     return add(e.payload, extra, *keep)
 
 
+#: From this many digit readings on, the searches take their candidates from tables keyed by
+#: what a pair must share; below it every pair is tried (cheaper than building the tables).
+_TABLES_FROM = 12
+
+
+def _by_key(digits: list[_Digit], key: Callable[[_Digit], object]) -> dict[object, list[_Digit]]:
+    """The digits grouped by ``key`` (None: left out), each group in the digits' order."""
+    out: dict[object, list[_Digit]] = {}
+    for g in digits:
+        k = key(g)
+        if k is not None:
+            out.setdefault(k, []).append(g)
+    return out
+
+
+def _ratio_key(g: _Digit, sign: int = 1) -> tuple[Expr, Expr | None, int, int] | None:
+    """For a floor division ``c*mono*(x // d)`` with a literal d and a scale that is not a
+    sum: (x, mono, sign*c/d as a reduced fraction p, q with q > 0).
+    ``s*(x // d) - s*m*(x // (d*m))`` needs the upper digit's c'/d' to be minus the lower's
+    c/d (c' = -m*c, d' = m*d), so equal keys (``sign=-1`` for the upper digit) are necessary
+    for a pair; a sum as scale (``mul`` distributes over it) or a symbolic d has no key."""
+    d, scale = g.d, g.scale
+    if type(d) is not Integer or not d.payload or type(scale) is Add:
+        return None
+    if type(scale) is Integer:
+        c, mono = scale.payload, None
+    else:
+        c, mono = term_parts(scale)
+    num, den = sign * c, d.payload
+    if den < 0:
+        num, den = -num, -den
+    k = gcd(num, den)
+    return g.base, mono, num // k, den // k
+
+
 def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
+    # Every search below is "the first lo, then the first hi that pairs with it" over the
+    # digits in order.  In a long sum the candidates come from tables keyed by what a pair
+    # must share (the checks stay the same), so a sum of n terms costs O(n), not O(n^2): the
+    # same pair is found, and a 10,000-term sum no longer takes minutes.
     terms = e.args
     digits = _digits(terms, ctx)
     if not digits:
         return None
+    big = len(digits) >= _TABLES_FROM
+    by_upper = _by_key(digits, lambda g: (g.base, g.d, g.scale)) if big else None
     for lo in digits:
         if lo.m is None:
             continue
         upper_d = mul(lo.d, lo.m)
         upper_scale = mul(lo.scale, lo.m)
-        for hi in digits:
+        his = digits if by_upper is None else by_upper.get((lo.base, upper_d, upper_scale), [])
+        for hi in his:
             if hi.pos == lo.pos or hi.base is not lo.base or hi.d is not upper_d:
                 continue
             if hi.scale is not upper_scale:
@@ -107,24 +151,42 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
             else:
                 joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
             return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
-    joined_sum = _join_sum_modulus(e, digits)
+    floors = _by_key(digits, lambda g: (g.base, g.d) if g.m is None else None) if big else None
+    joined_sum = _join_sum_modulus(e, digits, floors)
     if joined_sum is not None:
         return joined_sum
     digits = [g for g in digits if g.positive]
     # s*(x // 2) + s*MI(x, 1, 2) == s*((x + 1) // 2): the two halves of an interleave
+    halves = (
+        _by_key(digits, lambda g: (g.base, g.scale) if g.m is None and g.d is _TWO else None)
+        if big
+        else None
+    )
     for lo in digits:
         if lo.m is not _TWO or lo.d is not _ONE:
             continue
-        for hi in digits:
+        for hi in digits if halves is None else halves.get((lo.base, lo.scale), []):
             if hi.m is None and hi.d is _TWO and hi.base is lo.base and hi.scale is lo.scale:
                 joined = FloorDiv.make(add(lo.base, 1), 2)
                 return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
     # s*(x // d) - s*m*(x // (d*m)) == s*MI(x, d, m); s*x - s*c*(x // c) == s*MI(x, 1, c)
     plain = _plain_terms(terms)
+    same_base: dict[object, list[_Digit]] | None = None
+    by_ratio: dict[object, list[_Digit]] | None = None
+    if big:
+        lowers = [g for g in digits if g.m is None]
+        same_base = _by_key(lowers, lambda g: g.base)
+        by_ratio = _by_key(lowers, _ratio_key)
     for hi in digits:
         if hi.m is not None:
             continue
-        for lo in digits:
+        los = digits
+        if same_base is not None and by_ratio is not None:
+            # a pair's lower digit has a literal divisor and a scale that is not a sum too
+            # (x // d' by a literal d' has no literal multiple of a symbolic d)
+            key = _ratio_key(hi, -1)
+            los = same_base.get(hi.base, []) if key is None else by_ratio.get(key, [])
+        for lo in los:
             if lo.pos == hi.pos or lo.m is not None or lo.base is not hi.base:
                 continue
             m = divide_exact(hi.d, lo.d)
@@ -142,7 +204,9 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
     return None
 
 
-def _join_sum_modulus(e: Expr, digits: list[_Digit]) -> Expr | None:
+def _join_sum_modulus(
+    e: Expr, digits: list[_Digit], floors: dict[object, list[_Digit]] | None
+) -> Expr | None:
     """``s*MI(x, d, m) + s*m*(x // (d*m)) == s*(x // d)`` for a sum ``m`` (a divisor such
     as ``(s0 - 3) // 2 + 1``): the product ``s*m*(x // (d*m))`` was expanded into several
     terms, one digit reading each, whose scales add up to ``s*m``."""
@@ -150,9 +214,10 @@ def _join_sum_modulus(e: Expr, digits: list[_Digit]) -> Expr | None:
         if lo.m is None or type(lo.m) is not Add:
             continue
         upper_d = mul(lo.d, lo.m)
+        cands = digits if floors is None else floors.get((lo.base, upper_d), [])
         his = [
             hi
-            for hi in digits
+            for hi in cands
             if hi.m is None and hi.base is lo.base and hi.d is upper_d and hi.pos != lo.pos
         ]
         if not his or add(*(hi.scale for hi in his)) is not mul(lo.scale, lo.m):
