@@ -64,6 +64,7 @@ class Summary:
         self.findings: list[dict[str, Any]] = []
         self.not_kept: dict[str, int] = {}
         self.calls = 0
+        self.cpu = 0.0
         self.envs = 0
         self.chunks = 0
         self.torch = ""
@@ -72,6 +73,7 @@ class Summary:
     def add(self, chunk_seed: int, rep: dict[str, Any]) -> list[dict[str, Any]]:
         self.chunks += 1
         self.calls += int(rep["calls"])
+        self.cpu += float(rep.get("cpu_seconds", 0.0))
         self.envs += int(rep["envs"])
         self.torch = self.torch or str(rep.get("torch", ""))
         for name, counts in rep["per_entry"].items():
@@ -111,6 +113,10 @@ class Summary:
             "envs": self.envs,
             "seconds": round(seconds, 1),
             "seconds_per_1000_calls": round(1000 * seconds * self.args.workers / self.calls, 2)
+            if self.calls
+            else None,
+            "cpu_seconds": round(self.cpu, 1),
+            "cpu_seconds_per_1000_calls": round(1000 * self.cpu / self.calls, 2)
             if self.calls
             else None,
             "plugin_wrong": self.total("plugin_wrong"),

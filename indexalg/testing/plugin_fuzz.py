@@ -892,6 +892,7 @@ class Finding:
 @dataclass
 class EntryCounts:
     calls: int = 0
+    reached: int = 0  # calls that reached the plug-in (stock can answer before asking it)
     checked: int = 0  # answers checked at one point or more
     points: int = 0
     plugin_wrong: int = 0
@@ -914,6 +915,7 @@ class PluginFuzzReport:
     calls: int = 0
     envs: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process's CPU time (the machine may be shared)
     memo_events: dict[str, int] = field(default_factory=dict)
     per_entry: dict[str, EntryCounts] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
@@ -951,6 +953,7 @@ class PluginFuzzReport:
         self.calls += other.calls
         self.envs += other.envs
         self.seconds = max(self.seconds, other.seconds)
+        self.cpu_seconds += other.cpu_seconds
         for k, v in other.memo_events.items():
             self.memo_events[k] = self.memo_events.get(k, 0) + v
         for name, c in other.per_entry.items():
@@ -969,6 +972,7 @@ class PluginFuzzReport:
             "calls": self.calls,
             "envs": self.envs,
             "seconds": round(self.seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
             "torch": self.torch_version,
             "plugin_wrong": self.plugin_wrong,
             "both_wrong": self.both_wrong,
@@ -982,18 +986,20 @@ class PluginFuzzReport:
     def summary(self) -> str:
         lines = [
             f"plug-in fuzz (torch {self.torch_version}, seed {self.seed}): {self.calls} calls on"
-            f" {self.envs} ShapeEnvs in {self.seconds:.1f} s;"
+            f" {self.envs} ShapeEnvs in {self.seconds:.1f} s ({self.cpu_seconds:.1f} s CPU);"
             f" plug-in wrong {self.plugin_wrong}, both wrong {self.both_wrong},"
             f" stock wrong {self.stock_wrong}"
         ]
         head = (
-            f"  {'entry point':<30}{'calls':>8}{'checked':>9}{'points':>10}{'plugin':>8}"
+            f"  {'entry point':<30}{'calls':>8}{'reached':>8}{'checked':>9}{'points':>10}"
+            f"{'plugin':>8}"
             f"{'both':>6}{'stock':>7}{'fallbk':>8}{'unchk':>7}{'errors':>7}"
         )
         lines.append(head)
         for name, c in sorted(self.per_entry.items()):
             lines.append(
-                f"  {name:<30}{c.calls:>8}{c.checked:>9}{c.points:>10}{c.plugin_wrong:>8}"
+                f"  {name:<30}{c.calls:>8}{c.reached:>8}{c.checked:>9}{c.points:>10}"
+                f"{c.plugin_wrong:>8}"
                 f"{c.both_wrong:>6}{c.stock_wrong:>7}{c.fallbacks:>8}{c.unchecked:>7}"
                 f"{c.errors:>7}"
             )
@@ -1014,6 +1020,13 @@ def _plugin() -> Any:
     import indexalg.inductor as plug
 
     return plug
+
+
+def _calls_total(name: str) -> int:
+    from indexalg.inductor._state import STATS
+
+    st = STATS.get(name)
+    return 0 if st is None else st.calls
 
 
 def _fallback_total(name: str) -> int:
@@ -1665,12 +1678,14 @@ class PluginFuzzer:
         counts = self.report.entry("evaluate_expr")
         counts.calls += 1
         before = _fallback_total("maybe_evaluate_static")
+        calls_before = _calls_total("maybe_evaluate_static")
         try:
             got = sc.shape_env.evaluate_expr(g)
         except Exception:
             counts.errors += 1
             return
         counts.fallbacks += int(_fallback_total("maybe_evaluate_static") != before)
+        counts.reached += int(_calls_total("maybe_evaluate_static") != calls_before)
         counts.checked += 1
         counts.points += 1
         sp = _T.sympy
@@ -2045,6 +2060,7 @@ class PluginFuzzer:
         if stock_first:
             ans_stock, stock_err = self._stock_answer(call)
         before = _fallback_total(fb_name)
+        calls_before = _calls_total(fb_name)
         try:
             ans = self._invoke(call)
         except Exception as exc:
@@ -2057,6 +2073,7 @@ class PluginFuzzer:
             return
         fell_back = _fallback_total(fb_name) != before
         counts.fallbacks += int(fell_back)
+        counts.reached += int(_calls_total(fb_name) != calls_before)
         self.history.append(call)
         if len(self.history) > 64:
             del self.history[:-64]
@@ -2179,6 +2196,7 @@ class PluginFuzzer:
     def run(self, calls: int, *, deadline: float | None = None) -> PluginFuzzReport:
         """``calls`` calls (fewer if ``deadline``, a ``time.time()``, passes first)."""
         t0 = time.perf_counter()
+        c0 = time.process_time()
         plug = _plugin()
         was = plug.installed()
         plug.install()
@@ -2198,6 +2216,7 @@ class PluginFuzzer:
             self.envs.clear()
             gc.collect()
         self.report.seconds += time.perf_counter() - t0
+        self.report.cpu_seconds += time.process_time() - c0
         return self.report
 
 
@@ -2255,6 +2274,7 @@ SEED_STRIDE = 1_000_003
 def _report_from_json(j: dict[str, Any]) -> PluginFuzzReport:
     rep = PluginFuzzReport(seed=int(j["seed"]), calls=int(j["calls"]), envs=int(j["envs"]))
     rep.seconds = float(j["seconds"])
+    rep.cpu_seconds = float(j.get("cpu_seconds", 0.0))
     rep.torch_version = str(j.get("torch", ""))
     rep.memo_events = {k: int(v) for k, v in j["memo_events"].items()}
     for name, counts in j["per_entry"].items():
