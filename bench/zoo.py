@@ -282,28 +282,50 @@ def _schedule(models: list[str], backend: str, samples: int) -> list[tuple[str, 
     return jobs
 
 
+Runs = dict[tuple[str, str], dict[str, list[dict[str, Any]]]]
+
+
 def run_all(
-    models: list[str], backend: str, samples: int, workers: int, timeout: float, clock: str
-) -> dict[tuple[str, str], dict[str, list[dict[str, Any]]]]:
+    models: list[str],
+    backend: str,
+    samples: int,
+    workers: int,
+    timeout: float,
+    clock: str,
+    raw_path: str | None = None,
+) -> Runs:
+    """Every compile of the schedule, ``workers`` at once; each result is appended to
+    ``raw_path`` (JSON lines) as it comes, so that a run stopped early leaves what it did
+    (``--report RAW`` builds the table from it)."""
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     jobs = _schedule(models, backend, samples)
-    runs: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {
-        (n, s): {m: [] for m in MODES} for n in models for s in SHAPES
-    }
+    lock = threading.Lock()
 
-    def one(job: tuple[str, str, str, int]) -> tuple[tuple[str, str, str, int], dict[str, Any]]:
+    def one(job: tuple[str, str, str, int]) -> dict[str, Any]:
         name, shape, mode, _ = job
         r = run_one(name, backend, shape, mode, timeout, clock, module="bench.zoo")
         tag = "ok" if "error" not in r else "ERROR " + str(r["error"])[-200:]
         print(
             f"  {name} {shape} {mode}: {r.get('compile_s', float('nan')):.2f} s {tag}", flush=True
         )
-        return job, r
+        if raw_path:
+            with lock, open(raw_path, "a") as fh:
+                fh.write(json.dumps(r, default=str) + "\n")
+        return r
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for (name, shape, mode, _), r in pool.map(one, jobs):
-            runs[(name, shape)][mode].append(r)
+        results = list(pool.map(one, jobs))
+    return group(results)
+
+
+def group(results: list[dict[str, Any]]) -> Runs:
+    """Worker results by (model, shape) and mode, in the order given."""
+    runs: Runs = {}
+    for r in results:
+        key = (r["workload"], r["shape"])
+        runs.setdefault(key, {m: [] for m in MODES})[r["mode"]].append(r)
     return runs
 
 
@@ -473,41 +495,35 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--shapes", default=",".join(SHAPES), help="of static,dynamic,marked")
     p.add_argument("--timeout", type=float, default=900.0)
     p.add_argument("--no-check", action="store_true", help="exit 0 even where worse than stock")
+    p.add_argument("--report", metavar="RAW", help="the table from a run's zoo_*_raw.jsonl")
     return p.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parse(argv)
-    if args.worker:
-        print(json.dumps(_worker(*args.worker)))
-        return 0
+def _names(args: argparse.Namespace) -> list[str]:
     from bench.zoo_models.registry import BY_NAME, MODELS, QUICK
 
-    names = (
-        args.models.split(",")
-        if args.models
-        else (list(QUICK) if args.quick else [m.name for m in MODELS])
-    )
+    if args.models:
+        names = args.models.split(",")
+    else:
+        names = list(QUICK) if args.quick else [m.name for m in MODELS]
     unknown = [n for n in names if n not in BY_NAME]
     if unknown:
-        print(f"unknown models {unknown}; known: {', '.join(BY_NAME)}", file=sys.stderr)
-        return 2
-    samples = 1 if args.quick and args.samples == 3 else args.samples
-    global SHAPES
-    SHAPES = tuple(s for s in args.shapes.split(",") if s in SHAPES)
-    backend = BACKEND[args.device]
-    print(
-        f"bench.zoo: {len(names)} models × {SHAPES} × {samples} samples per mode, {args.device}"
-        f" ({backend}), clock {args.clock}, {args.workers} at once",
-        flush=True,
-    )
-    runs = run_all(names, backend, samples, args.workers, args.timeout, args.clock)
+        raise SystemExit(f"unknown models {unknown}; known: {', '.join(BY_NAME)}")
+    return names
+
+
+def _report(runs: Runs, args: argparse.Namespace) -> int:
+    """Print the table and the summary, write them (and every result) under ``--out``;
+    the exit status of the never-worse check."""
     rows = [compare_pair(n, s, r["stock"], r["plugin"]) for (n, s), r in runs.items()]
     table, text = format_table(rows), summary(rows)
     print()
     print(
-        f"compile seconds ({args.clock} clock): median [min–max] of {samples}; ratio of medians;"
-        " entry-point seconds: median stock→plug-in (plug-in's fallback seconds)"
+        f"compile seconds ({args.clock} clock): median [min–max] of the samples; ratio of"
+        " medians; entry-point seconds (swr: simplify_with_ranges, savr: stride_at_vec_range,"
+        " mes: maybe_evaluate_static; outermost call timed, inclusive): median stock→plug-in"
+        " (in parentheses: the plug-in's own fallback_seconds counter, which counts a nested"
+        " call at each level and so can exceed the outermost time)"
     )
     print(table)
     print()
@@ -520,6 +536,35 @@ def main(argv: list[str] | None = None) -> int:
         with open(os.path.join(args.out, f"zoo_{args.device}.md"), "w") as fh:
             fh.write(table + "\n\n" + text + "\n")
     return 1 if any(r["worse"] for r in rows) and not args.no_check else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    global SHAPES
+    args = _parse(argv)
+    if args.worker:
+        print(json.dumps(_worker(*args.worker)))
+        return 0
+    if args.report:  # the table again from a run's JSON lines (one stopped early, too)
+        with open(args.report) as fh:
+            results = [json.loads(line) for line in fh if line.strip()]
+        SHAPES = tuple(s for s in SHAPES if any(r["shape"] == s for r in results))
+        return _report(group(results), args)
+    names = _names(args)
+    samples = 1 if args.quick and args.samples == 3 else args.samples
+    SHAPES = tuple(s for s in args.shapes.split(",") if s in SHAPES)
+    backend = BACKEND[args.device]
+    print(
+        f"bench.zoo: {len(names)} models × {SHAPES} × {samples} samples per mode, {args.device}"
+        f" ({backend}), clock {args.clock}, {args.workers} at once",
+        flush=True,
+    )
+    raw_path = None
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        raw_path = os.path.join(args.out, f"zoo_{args.device}_raw.jsonl")
+        open(raw_path, "w").close()
+    runs = run_all(names, backend, samples, args.workers, args.timeout, args.clock, raw_path)
+    return _report(runs, args)
 
 
 if __name__ == "__main__":
