@@ -9,7 +9,7 @@ Run from the repository root::
     python -m bench.simplify --clock cpu     # time with thread CPU time (a shared machine)
     python -m bench.simplify --rounds 1 --no-in-compile   # one pass, the fresh row only
     python -m bench.simplify --profile-expr "s27*ModularIndexing(n0, 1, s77) + n0//s77" \
-        --range s27=2.. --range s77=2.. --range n0=0..s77-1   # cProfile of one fresh call
+        --range s27=2.. --range s77=2.. --range n0=0..s27*s77-1   # cProfile of one fresh call
     python -m bench.simplify --append-results   # also prepend the table to bench/RESULTS.md
 
 Without ``--corpus`` or ``--generated`` it reads ``bench/corpus/corpus.jsonl.gz`` (falling back
@@ -1348,7 +1348,7 @@ class Benchmark:
         return out
 
     def slowest(self, key: str = "indexalg", limit: int = 5) -> list[str]:
-        """The ``limit`` cases that took ``key``'s cold pass longest, slowest first."""
+        """The ``limit`` cases that took ``key``'s timed (fresh) pass longest, slowest first."""
         rep = self.report(key)
         if rep is None:
             return []
@@ -1358,8 +1358,8 @@ class Benchmark:
         top = done[:limit]
         share = sum(rep.results[i].cold_ns for i in done[: max(1, len(done) // 100)]) / total
         out = [
-            f"Slowest {key} cold simplifications (the slowest 1% take {share:.0%} of the "
-            "cold pass):"
+            f"Slowest {key} timed simplifications (the slowest 1% take {share:.0%} of the "
+            "timed pass):"
         ]
         for i in top:
             c = self.cases[i]
