@@ -177,6 +177,11 @@ CASES = [
     Case("floor_sums", "ModularIndexing(x, 1, 2) + ModularIndexing(x + 1, 1, 2)", {}, "1"),
     Case("floor_sums", "3*ModularIndexing(x + 4, 1, 2) + 3*ModularIndexing(x - 1, 1, 2) + y", {},
          "y + 3"),
+    Case("constant_quotient", "ModularIndexing(x, 1, y)", {"x": (20, 23), "y": (8, 10)}, "x - 2*y"),
+    Case("affine_on_few_values", "g // 4 + (g + 2) // 4 + (g + 3) // 4 + (g + 1) // 4", {"g": (0, 2)},
+         "g"),
+    Case("affine_on_few_values", "ModularIndexing(3*a + 3, 1, 4)", {"a": (0, 3)}, "-a + 3"),
+    Case("minmax_in_sum", "Min(x + 10, y + 1) - Min(x, y - 9)", {}, "10"),
 ]
 
 

@@ -126,6 +126,9 @@ def minmax_in_sum(e: Expr, ctx: Context) -> Expr | None:
             if type(m2) is Max and c2 == c and m2.args == m.args:
                 others = [mul(k, t) for n, (k, t) in enumerate(terms) if n not in (i, j)]
                 return add(e.payload, *others, mul(c, add(*m.args)))
+    shifted = _shifted_pair(e, terms)
+    if shifted is not None:
+        return shifted
     best: Expr | None = None
     for i, (c, m) in enumerate(terms):
         if c not in (1, -1) or type(m) not in (Min, Max):
@@ -136,6 +139,38 @@ def minmax_in_sum(e: Expr, ctx: Context) -> Expr | None:
         if size(cand) < size(e) and (best is None or size(cand) < size(best)):
             best = cand
     return best
+
+
+def _shifted_pair(e: Expr, terms: list[tuple[int, Expr]]) -> Expr | None:
+    """``k*Min(a + s, b + s) - k*Min(a, b)`` is ``k*s``: two Min (or Max) terms of opposite
+    coefficients whose arguments differ pairwise by one constant."""
+    for i, (c, m) in enumerate(terms):
+        if type(m) not in (Min, Max):
+            continue
+        for j, (c2, m2) in enumerate(terms):
+            if j == i or c2 != -c or type(m2) is not type(m) or len(m2.args) != len(m.args):
+                continue
+            shift = _common_shift(m.args, m2.args)
+            if shift is not None:
+                rest = [mul(k, t) for n, (k, t) in enumerate(terms) if n not in (i, j)]
+                return add(e.payload, *rest, c * shift)
+    return None
+
+
+def _common_shift(xs: tuple[Expr, ...], ys: tuple[Expr, ...]) -> int | None:
+    """The constant s with ``{x - s for x in xs} == set(ys)``, or None."""
+    shift: int | None = None
+    left = list(ys)
+    for x in xs:
+        for y in left:
+            d = add(x, mul(-1, y))
+            if type(d) is Integer and (shift is None or d.payload == shift):
+                shift = d.payload
+                left.remove(y)
+                break
+        else:
+            return None
+    return shift
 
 
 def minmax_product(e: Expr, ctx: Context) -> Expr | None:

@@ -16,7 +16,9 @@ For ``a // c`` and ``a % c`` (``c > 1`` a literal, ``a = sum(q*t) + b``):
   (``(x*360 + y) % 16`` is ``(x*8 + y) % 16``).
 
 For a symbolic modulus, ``a % m`` is 0 when ``a`` is an integer multiple of ``m`` as a
-polynomial (``((p + 1)*64) % ((p + 1)*32)``).  Every result measures less than its input.
+polynomial (``((p + 1)*64) % ((p + 1)*32)``), and ``a - q*m`` where the ranges pin the
+quotient ``a // m`` to ``q``.  An expression of one symbol with few values in range is the
+affine function it equals there, where it is one.  Every result measures less than its input.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from math import gcd
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
+from indexalg.errors import IndexAlgError
+from indexalg.evaluate import evaluate
 from indexalg.expr import (
+    Add,
     Expr,
     FloorDiv,
     Integer,
@@ -151,6 +156,50 @@ def multiple_of_modulus(e: Expr, ctx: Context) -> Expr | None:
     return integer(0) if type(diff) is Integer and diff.payload == 0 else None
 
 
+def constant_quotient(e: Expr, ctx: Context) -> Expr | None:
+    """``a % m`` is ``a - q*m`` where the ranges pin ``a // m`` to one value ``q``
+    (tinygrad's ``x % y`` for ``x`` in ``[20, 23]``, ``y`` in ``[8, 10]`` is ``x - 2*y``)."""
+    if type(e) is Mod:
+        a, m = e.args
+    elif type(e) is ModularIndexing and e.args[1] is _ONE:
+        a, m = e.args[0], e.args[2]
+    else:
+        return None
+    lo, hi = interval(FloorDiv.make(a, m), ctx)
+    if type(lo) is not int or lo != hi:
+        return None
+    out = add(a, mul(-lo, m))
+    return out if size(out) < size(e) else None
+
+
+#: The most values of the one symbol :func:`affine_on_few_values` evaluates at.
+_FEW = 16
+
+
+def affine_on_few_values(e: Expr, ctx: Context) -> Expr | None:
+    """An expression of one symbol ``s`` with at most 16 values in its range, whose value is
+    affine in ``s`` there (checked at every value), is that affine function: division-free
+    (tinygrad's ``gidx // 4 + (gidx + 2) // 4 + (gidx + 3) // 4 + (gidx + 1) // 4`` is
+    ``gidx`` for ``gidx`` in ``[0, 2]``)."""
+    syms = e.symbol_set
+    if len(syms) != 1 or size(e)[0] == 0:
+        return None
+    (sym,) = syms
+    lo, hi = interval(sym, ctx)
+    if type(lo) is not int or type(hi) is not int or hi - lo + 1 > _FEW:
+        return None
+    name = sym.payload
+    try:
+        values = [evaluate(e, {name: v}) for v in range(lo, hi + 1)]
+    except IndexAlgError:
+        return None
+    slope = values[1] - values[0] if len(values) > 1 else 0
+    if any(values[i] != values[0] + slope * i for i in range(len(values))):
+        return None
+    out = add(values[0] - slope * lo, mul(slope, sym))
+    return out if size(out) < size(e) else None
+
+
 _DOC = _module_doc(__name__)
 
 RESIDUE_PROCEDURES = (
@@ -158,4 +207,6 @@ RESIDUE_PROCEDURES = (
     Procedure("common_factor_of_dividend", (FloorDiv,), common_factor_of_dividend, _DOC),
     Procedure("reduced_coefficients", (ModularIndexing,), reduced_coefficients, _DOC),
     Procedure("multiple_of_modulus", (Mod, ModularIndexing), multiple_of_modulus, _DOC),
+    Procedure("constant_quotient", (Mod, ModularIndexing), constant_quotient, _DOC),
+    Procedure("affine_on_few_values", (Add, FloorDiv, ModularIndexing), affine_on_few_values, _DOC),
 )
