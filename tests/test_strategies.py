@@ -421,3 +421,10 @@ def test_check_exact_bounds_wants_the_exact_range_on_finite_domains(
     points = [{"x": v} for v in range(4)]
     with pytest.raises(PropertyFailure, match="the exact lo is 0"):
         exhaustive.check_exact_bounds(ia.parse("x*x"), {"x": 4}, points)
+
+
+def test_check_exact_bounds_reads_the_exact_range_from_the_whole_domain() -> None:
+    # the compiler generator's points are a sample: x*x on [-1, 1] sampled at -1 and 1 has
+    # the sample range [1, 1], but the exact lo is 0 (x = 0), which exact=True rightly gives
+    lo, hi = exhaustive.check_exact_bounds(ia.parse("x*x"), {"x": (-1, 1)}, [{"x": -1}, {"x": 1}])
+    assert (getattr(lo, "payload", lo), getattr(hi, "payload", hi)) == (0, 1)

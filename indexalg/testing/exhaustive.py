@@ -427,7 +427,11 @@ def check_exact_bounds(
                 raise cause from None  # check_bounds wraps what the call raised
             raise
         if points and finite_domain(e, ranges):
-            _check_sides_exact(e, ranges, points, found, prop)
+            # the exact range over the whole domain: the points given may be a sample of
+            # it (the compiler generator's are), and a sample's range is not the exact one
+            whole = domain_points(ranges, variables=e.free_symbols)
+            if whole is not None and whole[1] and whole[0]:
+                _check_sides_exact(e, ranges, whole[0], found, prop)
         return found
     except PropertyFailure as f:
         import dataclasses
