@@ -29,6 +29,7 @@ from indexalg.procedures.size import size
 __all__ = ["FLOOR_PROCEDURES", "without_floors"]
 
 _ONE = Integer(1)
+_TWO = Integer(2)
 
 
 def _remainder(x: Expr, c: Expr) -> Expr:
@@ -180,7 +181,7 @@ def _mod_two_pairs(e: Expr) -> Expr | None:
     mods = []
     for i, t in enumerate(e.args):
         k, m = term_parts(t)
-        if type(m) is ModularIndexing and m.args[1] is _ONE and m.args[2].payload == 2:
+        if type(m) is ModularIndexing and m.args[1] is _ONE and m.args[2] is _TWO:
             terms, const = split_terms(m.args[0])
             mods.append((i, k, add(*(mul(q, y) for q, y in terms)), const))
     for n, (i, k, x, a) in enumerate(mods):

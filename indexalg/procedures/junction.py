@@ -190,7 +190,7 @@ def _narrow_by_remainder(groups: dict[Key, _Group]) -> None:
         if q is None or type(q) is not ModularIndexing or r.holes:
             continue
         x, d, cm = q.args
-        if d.payload != 1 or type(cm) is not Integer:
+        if type(d) is not Integer or d.payload != 1 or type(cm) is not Integer:
             continue
         g = groups.get(((1, x),))
         if g is None:
