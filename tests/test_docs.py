@@ -320,6 +320,7 @@ INTERNAL_TREES = (
     "indexalg.cli.",  # one module per subcommand: the CLI reference is their --help
     "indexalg.procedures.",  # listed in the rule catalogue; the package is in the reference
     "indexalg.inductor.",  # the plug-in's private modules; the package is in the reference
+    "indexalg.testing.plugin_fuzz",  # the plug-in's fuzzer (needs torch): docs/fuzzing.md
 )
 #: ... and single modules.
 INTERNAL_MODULES = (
