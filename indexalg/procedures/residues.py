@@ -132,8 +132,11 @@ def reduced_coefficients(e: Expr, ctx: Context) -> Expr | None:
     if new is a:
         return None
     out = ModularIndexing.make(new, 1, c)
-    # no larger, and some coefficient strictly smaller in magnitude: terminates
-    return out if size(out) <= size(e) else None
+    # strictly smaller (a term or the constant gone): terminates.  Only coefficients made
+    # smaller would hide the dividend from a digit of the same index in the same sum
+    # (ModularIndexing(14678*d0 + d1, 1, 129) + 129*ModularIndexing(14678*d0 + d1, 129,
+    # 1024) joins into one remainder mod 132096; with 101*d0 in the first it cannot)
+    return out if size(out) < size(e) else None
 
 
 def multiple_of_modulus(e: Expr, ctx: Context) -> Expr | None:
