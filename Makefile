@@ -25,6 +25,7 @@ demo: $(CORE)
 
 lint: $(DEV)
 	$(PY) -m ruff check indexalg indexalg_triton tests property_tests bench docs scripts
+	$(PY) -m ruff format --check indexalg indexalg_triton tests property_tests bench docs scripts
 
 typecheck: $(DEV)
 	$(PY) -m mypy

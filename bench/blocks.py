@@ -110,8 +110,14 @@ def _inductor(cases: list[Case]) -> tuple[list[bool], list[float], list[float]]:
             s = s.subs({v: x for v in s.free_symbols if str(v) == "x"})
             nd = c.num_dims
             if nd is None:
-                nd = max(2, sum(1 for a in sympy.preorder_traversal(s)
-                                if isinstance(a, (FloorDiv, ModularIndexing)) and a.args[0] == x))
+                nd = max(
+                    2,
+                    sum(
+                        1
+                        for a in sympy.preorder_traversal(s)
+                        if isinstance(a, (FloorDiv, ModularIndexing)) and a.args[0] == x
+                    ),
+                )
             sympy.core.cache.clear_cache()
             times = []
             result: Any = None
@@ -119,7 +125,8 @@ def _inductor(cases: list[Case]) -> tuple[list[bool], list[float], list[float]]:
                 t0 = time.perf_counter_ns()
                 try:
                     result = BlockPatternMatcher.match_mod_div_block_expr(
-                        s, x, sympy.Integer(c.numel), nd)
+                        s, x, sympy.Integer(c.numel), nd
+                    )
                 except Exception:  # an assertion inside the matcher counts as a miss
                     result = None
                 times.append((time.perf_counter_ns() - t0) / 1000)
@@ -180,11 +187,15 @@ def main(argv: list[str] | None = None) -> int:
         ("indexalg decompose (simplify first)", simp_hits, simp_t),
     ]
     for name, hits, times in rows:
-        print(f"| {name} | {sum(hits)} | {sum(hits) / len(hits):.1%} | {med(times):.1f} | "
-              f"{statistics.fmean(times):.1f} |")
+        print(
+            f"| {name} | {sum(hits)} | {sum(hits) / len(hits):.1%} | {med(times):.1f} | "
+            f"{statistics.fmean(times):.1f} |"
+        )
     print(f"both hit: {both}; Inductor only: {only_ind}; wrong decompositions: {wrong + wrong2}")
-    print(f"speed-up (median, raw vs Inductor cold / warm): {med(ind_cold) / med(raw_t):.0f}x / "
-          f"{med(ind_warm) / med(raw_t):.0f}x")
+    print(
+        f"speed-up (median, raw vs Inductor cold / warm): {med(ind_cold) / med(raw_t):.0f}x / "
+        f"{med(ind_warm) / med(raw_t):.0f}x"
+    )
     return 0
 
 

@@ -84,8 +84,11 @@ def part_debug(out: Path) -> dict[str, Any]:
         tl.store(y + i, tl.load(x + i, i < n) * 3.0, i < n)
 
     src = generate(foreach_add_spec("gpu_dbg_add", (6,), alpha=2.0), kinds=())
-    ts = {"a": torch.randn(6, device="cuda"), "b": torch.randn(6, device="cuda"),
-          "out": torch.full((6,), float("nan"), device="cuda")}
+    ts = {
+        "a": torch.randn(6, device="cuda"),
+        "b": torch.randn(6, device="cuda"),
+        "out": torch.full((6,), float("nan"), device="cuda"),
+    }
     x = torch.randn(1000, device="cuda")
     y = torch.empty_like(x)
     buf = io.StringIO()
@@ -102,12 +105,14 @@ def part_debug(out: Path) -> dict[str, Any]:
     files = sorted(os.listdir(save))
     back = torch.load(save / files[-1])
     return {
-        "ok": ("[ after_launch - gpu_dbg_add - out ]:" in text
-               and "[ after_launch - user_scale - y ]:" in text
-               and "device: cuda:0" in text
-               and "gpu_dbg_add" not in filtered.getvalue()
-               and "user_scale" in filtered.getvalue()
-               and torch.equal(back, y.cpu())),
+        "ok": (
+            "[ after_launch - gpu_dbg_add - out ]:" in text
+            and "[ after_launch - user_scale - y ]:" in text
+            and "device: cuda:0" in text
+            and "gpu_dbg_add" not in filtered.getvalue()
+            and "user_scale" in filtered.getvalue()
+            and torch.equal(back, y.cpu())
+        ),
         "printed_lines": len(text.splitlines()),
         "saved_files": len(files),
         "kernel_names_logged": list(available_kernels()),
@@ -130,8 +135,9 @@ def _host_us(fn: Callable[[], Any], calls: int = 300) -> float:
     return host
 
 
-def _combo_ways(combo: Any, ts: list[dict[str, Any]], foreach: Callable[[], Any]
-                ) -> dict[str, float]:
+def _combo_ways(
+    combo: Any, ts: list[dict[str, Any]], foreach: Callable[[], Any]
+) -> dict[str, float]:
     """One combo launched three ways (through Triton's JIT every call, as ``launch_combo``
     did before; per-call ``launch_combo``; a bound launch) against ``foreach``: do_bench
     medians and host µs per call, and CUDA-graph replays (device time), all in µs."""
@@ -142,9 +148,12 @@ def _combo_ways(combo: Any, ts: list[dict[str, Any]], foreach: Callable[[], Any]
     bound()
     kernel = runtime.compile_source(combo.source, combo.name)
     args, grid, meta = _combo_args(combo, ts), (combo.grid,), {"num_warps": combo.num_warps}
-    ways = {"jit": lambda: runtime.run_kernel(combo.name, kernel, grid, args, meta),
-            "launch_combo": lambda: launch_combo(combo, ts), "bound": bound,
-            "torch_foreach": foreach}
+    ways = {
+        "jit": lambda: runtime.run_kernel(combo.name, kernel, grid, args, meta),
+        "launch_combo": lambda: launch_combo(combo, ts),
+        "bound": bound,
+        "torch_foreach": foreach,
+    }
     out: dict[str, float] = {}
     for way, fn in ways.items():
         out[f"{way}_us"] = _bench(fn) * 1e3
@@ -166,13 +175,21 @@ def part_combo(n_tensors: int = 100) -> dict[str, Any]:
 
     from indexalg_triton.combo import combine, foreach_add_spec, launch_combo
 
-    sets = {"sizes_1k_32k": [1000 + (i * 7919) % 31000 for i in range(n_tensors)],
-            "sizes_1_512k": [max(1, (i * 104729) % (1 << (1 + i % 19))) for i in range(n_tensors)]}
+    sets = {
+        "sizes_1k_32k": [1000 + (i * 7919) % 31000 for i in range(n_tensors)],
+        "sizes_1_512k": [max(1, (i * 104729) % (1 << (1 + i % 19))) for i in range(n_tensors)],
+    }
     res: dict[str, Any] = {"ok": True}
     for label, sizes in sets.items():
         specs = [foreach_add_spec(f"fe{i}", (n,), alpha=0.5) for i, n in enumerate(sizes)]
-        ts = [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
-               "out": torch.full((n,), float("nan"), device="cuda")} for n in sizes]
+        ts = [
+            {
+                "a": torch.randn(n, device="cuda"),
+                "b": torch.randn(n, device="cuda"),
+                "out": torch.full((n,), float("nan"), device="cuda"),
+            }
+            for n in sizes
+        ]
         a_list, b_list = [t["a"] for t in ts], [t["b"] for t in ts]
         refs = torch._foreach_add(a_list, b_list, alpha=0.5)
         for how, kw in (("one_xblock", {"xblock": 1024}), ("per_part", {})):
@@ -185,14 +202,25 @@ def part_combo(n_tensors: int = 100) -> dict[str, Any]:
             launch_combo(combo, ts)
             torch.cuda.synchronize()
             ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
-            row: dict[str, Any] = {"ok": ok, "programs": combo.grid, "codegen_s": gen_s,
-                                   "first_launch_s": time.perf_counter() - t0}
-            row.update(_combo_ways(combo, ts, functools.partial(
-                torch._foreach_add, a_list, b_list, alpha=0.5)))
+            row: dict[str, Any] = {
+                "ok": ok,
+                "programs": combo.grid,
+                "codegen_s": gen_s,
+                "first_launch_s": time.perf_counter() - t0,
+            }
+            row.update(
+                _combo_ways(
+                    combo, ts, functools.partial(torch._foreach_add, a_list, b_list, alpha=0.5)
+                )
+            )
             res[f"{label} {how}"] = row
             res["ok"] = res["ok"] and ok
-            print(label, how, {k: round(v, 2) if isinstance(v, float) else v
-                               for k, v in row.items()}, flush=True)
+            print(
+                label,
+                how,
+                {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()},
+                flush=True,
+            )
         res[f"{label} elements"] = sum(sizes)
     res.update(_combo_2d())
     return res
@@ -209,10 +237,22 @@ def _combo_2d() -> dict[str, Any]:
     flat = [1 + (i * 7919) % 30000 for i in range(20)]
     specs = [transpose_add_spec(f"tr{i}", r, c, alpha=0.5) for i, (r, c) in enumerate(shapes)]
     specs += [foreach_add_spec(f"fl{i}", (n,), alpha=0.5) for i, n in enumerate(flat)]
-    ts = [{"a": torch.randn(c, r, device="cuda"), "b": torch.randn(r, c, device="cuda"),
-           "out": torch.empty(r, c, device="cuda")} for r, c in shapes]
-    ts += [{"a": torch.randn(n, device="cuda"), "b": torch.randn(n, device="cuda"),
-            "out": torch.empty(n, device="cuda")} for n in flat]
+    ts = [
+        {
+            "a": torch.randn(c, r, device="cuda"),
+            "b": torch.randn(r, c, device="cuda"),
+            "out": torch.empty(r, c, device="cuda"),
+        }
+        for r, c in shapes
+    ]
+    ts += [
+        {
+            "a": torch.randn(n, device="cuda"),
+            "b": torch.randn(n, device="cuda"),
+            "out": torch.empty(n, device="cuda"),
+        }
+        for n in flat
+    ]
     a_list = [t["a"].t() if t["a"].dim() == 2 else t["a"] for t in ts]
     b_list = [t["b"] for t in ts]
     refs = torch._foreach_add(a_list, b_list, alpha=0.5)
@@ -225,13 +265,18 @@ def _combo_2d() -> dict[str, Any]:
         torch.cuda.synchronize()
         ok = all(torch.allclose(t["out"], r, rtol=1e-6, atol=0) for t, r in zip(ts, refs))
         row: dict[str, Any] = {
-            "ok": ok, "programs": combo.grid,
-            "parts_2d": sum("YBLOCK" in dict(p.blocks) for p in combo.parts)}
-        row.update(_combo_ways(combo, ts, lambda: torch._foreach_add(a_list, b_list,
-                                                                     alpha=0.5)))
+            "ok": ok,
+            "programs": combo.grid,
+            "parts_2d": sum("YBLOCK" in dict(p.blocks) for p in combo.parts),
+        }
+        row.update(_combo_ways(combo, ts, lambda: torch._foreach_add(a_list, b_list, alpha=0.5)))
         out[f"2d {how}"] = row
-        print("2d", how, {k: round(v, 2) if isinstance(v, float) else v
-                          for k, v in row.items()}, flush=True)
+        print(
+            "2d",
+            how,
+            {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()},
+            flush=True,
+        )
     return out
 
 
@@ -246,8 +291,9 @@ def part_combo_host(n_tensors: int = 100, calls: int = 2000) -> dict[str, Any]:
     from indexalg_triton.combo import _combo_args, combine, foreach_add_spec, launch_combo
 
     sizes = [1000 + (i * 7919) % 31000 for i in range(n_tensors)]
-    combo = combine([foreach_add_spec(f"fe{i}", (n,)) for i, n in enumerate(sizes)],
-                    name="host_combo")
+    combo = combine(
+        [foreach_add_spec(f"fe{i}", (n,)) for i, n in enumerate(sizes)], name="host_combo"
+    )
     ts = [{"a": torch.empty(n), "b": torch.empty(n), "out": torch.empty(n)} for n in sizes]
 
     def per_call(fn: Callable[[], Any]) -> float:
@@ -279,16 +325,22 @@ def part_combo_host(n_tensors: int = 100, calls: int = 2000) -> dict[str, Any]:
     try:
         bound = runtime.bind_kernel("host_combo", _Kernel(), (combo.grid,), args, {})
         bound()
-        direct = runtime.direct_launcher(_Kernel(), _Noop(), (combo.grid,),
-                                         [v for _, v in args])
+        direct = runtime.direct_launcher(_Kernel(), _Noop(), (combo.grid,), [v for _, v in args])
         assert direct is not None
         combo._direct[:] = [direct]
-        res = {"ok": bound.fast, "tensors": n_tensors, "arguments": len(args),
-               "launch_combo_us_noop_launcher": per_call(lambda: launch_combo(combo, ts)),
-               "build_args_us": per_call(lambda: _combo_args(combo, ts)),
-               "bind_us": per_call(lambda: runtime.bind_kernel(
-                   "host_combo", _Kernel(), (combo.grid,), _combo_args(combo, ts), {})),
-               "bound_call_us_noop_launcher": per_call(bound)}
+        res = {
+            "ok": bound.fast,
+            "tensors": n_tensors,
+            "arguments": len(args),
+            "launch_combo_us_noop_launcher": per_call(lambda: launch_combo(combo, ts)),
+            "build_args_us": per_call(lambda: _combo_args(combo, ts)),
+            "bind_us": per_call(
+                lambda: runtime.bind_kernel(
+                    "host_combo", _Kernel(), (combo.grid,), _combo_args(combo, ts), {}
+                )
+            ),
+            "bound_call_us_noop_launcher": per_call(bound),
+        }
     finally:
         runtime._stream_getter = saved  # type: ignore[assignment]
     print(res, flush=True)
@@ -326,9 +378,15 @@ def part_reduction() -> dict[str, Any]:
             cached_s = time.perf_counter() - t0
             gb = (rows * cols + rows) * 4 / 1e9
             out[label] = {
-                "shape": [rows, cols], "persistent_ms": c.persistent_ms, "looped_ms": c.looped_ms,
-                "chosen": c.chosen, "cache_hit": c2 is c, "first_run_s": first_s,
-                "cached_run_s": cached_s, "rel_error": err, "ok": err <= 1e-4 and c2 is c,
+                "shape": [rows, cols],
+                "persistent_ms": c.persistent_ms,
+                "looped_ms": c.looped_ms,
+                "chosen": c.chosen,
+                "cache_hit": c2 is c,
+                "first_run_s": first_s,
+                "cached_run_s": cached_s,
+                "rel_error": err,
+                "ok": err <= 1e-4 and c2 is c,
                 "persistent_config": mk.variants["persistent"].config.describe(),
                 "looped_config": mk.variants["looped"].config.describe(),
                 "gbs_chosen": gb / (min(c.persistent_ms, c.looped_ms) * 1e-3),
@@ -347,10 +405,15 @@ def part_template() -> dict[str, Any]:
 
     m = n = k = 1024
     hooks = ["body:post_store", "store_output", "def_kernel", "body:inner", "body:prologue"]
-    t = matmul_template(m, n, k, bias=True, relu=True, raw=True, order=hooks,
-                        blocks=(64, 64, 32), num_warps=4)
-    same = t.source == matmul_template(m, n, k, bias=True, relu=True, raw=True,
-                                       blocks=(64, 64, 32), num_warps=4).source
+    t = matmul_template(
+        m, n, k, bias=True, relu=True, raw=True, order=hooks, blocks=(64, 64, 32), num_warps=4
+    )
+    same = (
+        t.source
+        == matmul_template(
+            m, n, k, bias=True, relu=True, raw=True, blocks=(64, 64, 32), num_warps=4
+        ).source
+    )
     a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
     bias = torch.randn(n, device="cuda")
     out = torch.full((m, n), float("nan"), device="cuda")
@@ -365,9 +428,15 @@ def part_template() -> dict[str, Any]:
     ms = _bench(lambda: launch_template(t, tensors))
     torch.backends.cuda.matmul.allow_tf32 = False
     ms_torch = _bench(lambda: torch.relu(torch.addmm(bias, a, b)))
-    return {"ok": err_out <= 1e-5 and err_raw <= 1e-5 and same, "rel_error_out": err_out,
-            "rel_error_raw": err_raw, "order_independent": same, "ms": ms,
-            "ms_torch_fp32_addmm_relu": ms_torch, "args": list(t.arg_names)}
+    return {
+        "ok": err_out <= 1e-5 and err_raw <= 1e-5 and same,
+        "rel_error_out": err_out,
+        "rel_error_raw": err_raw,
+        "order_independent": same,
+        "ms": ms,
+        "ms_torch_fp32_addmm_relu": ms_torch,
+        "args": list(t.arg_names),
+    }
 
 
 def part_multi_output() -> dict[str, Any]:
@@ -390,18 +459,27 @@ def part_multi_output() -> dict[str, Any]:
     x = torch.randn(rows, cols, device="cuda") * 3 + 2
     v64, m64 = torch.var_mean(x.double(), dim=1, correction=0)
     res: dict[str, Any] = {"ok": True}
-    for label, cfg in [("persistent", Config.of(8, XBLOCK=1, RBLOCK=4096)),
-                       ("looped", Config.of(8, XBLOCK=1, RBLOCK=1024))]:
+    for label, cfg in [
+        ("persistent", Config.of(8, XBLOCK=1, RBLOCK=4096)),
+        ("looped", Config.of(8, XBLOCK=1, RBLOCK=1024)),
+    ]:
         src = generate(spec, cfg, kinds=())
-        ts = {"x": x, "mean": torch.full((rows,), float("nan"), device="cuda"),
-              "var": torch.full((rows,), float("nan"), device="cuda")}
+        ts = {
+            "x": x,
+            "mean": torch.full((rows,), float("nan"), device="cuda"),
+            "var": torch.full((rows,), float("nan"), device="cuda"),
+        }
         launch(src, ts)
         torch.cuda.synchronize()
         em = float((ts["mean"].double() - m64).abs().max() / m64.abs().max())
         ev = float((ts["var"].double() - v64).abs().max() / v64.abs().max())
         ms = _bench(lambda src=src, ts=ts: launch(src, ts))
-        res[label] = {"rel_error_mean": em, "rel_error_var": ev, "ms": ms,
-                      "gbs": rows * cols * 4 / (ms * 1e-3) / 1e9}
+        res[label] = {
+            "rel_error_mean": em,
+            "rel_error_var": ev,
+            "ms": ms,
+            "gbs": rows * cols * 4 / (ms * 1e-3) / 1e9,
+        }
         res["ok"] = res["ok"] and em <= 1e-5 and ev <= 1e-5
     res["ms_torch_var_mean"] = _bench(lambda: torch.var_mean(x, dim=1, correction=0))
     return res
@@ -412,14 +490,22 @@ def part_determinism() -> dict[str, Any]:
     sys.path.insert(0, str(root / "tests" / "triton"))
     from test_determinism import SCRIPT
 
-    script = SCRIPT.replace('TD = ("tensor_descriptor",)',
-                            "from indexalg_triton.access import supported_kinds\n"
-                            "TD = supported_kinds()")
+    script = SCRIPT.replace(
+        'TD = ("tensor_descriptor",)',
+        "from indexalg_triton.access import supported_kinds\nTD = supported_kinds()",
+    )
     outs = []
     for seed in ("0", "977"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           env=env, cwd=root, timeout=400, check=False)
+        r = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=root,
+            timeout=400,
+            check=False,
+        )
         if r.returncode:
             return {"ok": False, "error": r.stderr[-800:]}
         outs.append(r.stdout)
@@ -427,8 +513,8 @@ def part_determinism() -> dict[str, Any]:
     return {"ok": outs[0] == outs[1], "kernels": int(last[-1]), "digest": last[1]}
 
 
-
 # --- host-side tensor descriptors (issue 14) -----------------------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def host_descriptor_kernels() -> dict[str, Any]:
@@ -488,13 +574,18 @@ def host_descriptor_kernels() -> dict[str, Any]:
         v = xd.load([b, ps * SB, h, 0]).reshape(SB, D)
         yd.store([b, h, ps * SB, 0], v.reshape(1, 1, SB, D))
 
-    return {"tr_pointers": tr_pointers, "tr_desc_load": tr_desc_load,
-            "tr_desc_both": tr_desc_both, "kv_pointers": kv_pointers,
-            "kv_desc_both": kv_desc_both}
+    return {
+        "tr_pointers": tr_pointers,
+        "tr_desc_load": tr_desc_load,
+        "tr_desc_both": tr_desc_both,
+        "kv_pointers": kv_pointers,
+        "kv_desc_both": kv_desc_both,
+    }
 
 
-def run_transpose(kind: str, x: Any, y: Any, alpha: float, beta: float, bm: int, bn: int,
-                  num_warps: int = 4) -> None:
+def run_transpose(
+    kind: str, x: Any, y: Any, alpha: float, beta: float, bm: int, bn: int, num_warps: int = 4
+) -> None:
     """``y = x.transpose(1, 2) * alpha + beta`` (x, y contiguous 3-D) with the kernel of
     ``kind``: ``pointers``, ``desc_load`` or ``desc_both``; descriptors built here, once."""
     import triton
@@ -534,8 +625,10 @@ def part_host_descriptors() -> dict[str, Any]:
     import torch
 
     out: dict[str, Any] = {}
-    cases = [("transpose_last2_add", (64, 2048, 2048), 1.0, 1.0),
-             ("channels_last_to_contiguous", (64, 3136, 256), 0.5, 0.0)]
+    cases = [
+        ("transpose_last2_add", (64, 2048, 2048), 1.0, 1.0),
+        ("channels_last_to_contiguous", (64, 3136, 256), 0.5, 0.0),
+    ]
     for name, shape, alpha, beta in cases:
         x = torch.randn(shape, device="cuda")
         ref = (x.transpose(1, 2) * alpha + beta).contiguous()
@@ -548,8 +641,11 @@ def part_host_descriptors() -> dict[str, Any]:
                     y.fill_(float("nan"))
                     run_transpose(kind, x, y, alpha, beta, bm, bn, w)
                     ok = bool(torch.equal(y, ref))
-                    ms = _bench(lambda k=kind, x=x, y=y, a=alpha, b=beta, bm=bm, bn=bn, w=w:
-                                run_transpose(k, x, y, a, b, bm, bn, w))
+                    ms = _bench(
+                        lambda k=kind, x=x, y=y, a=alpha, b=beta, bm=bm, bn=bn, w=w: run_transpose(
+                            k, x, y, a, b, bm, bn, w
+                        )
+                    )
                     row[key] = {"us": ms * 1e3, "ok": ok}
                 except Exception as err:  # recorded
                     row[key] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:300]}
@@ -574,14 +670,26 @@ def part_host_descriptors() -> dict[str, Any]:
             print(f"kv_heads_transpose {key}: {row[key]}", flush=True)
     out["kv_heads_transpose"] = row
     for r in out.values():
-        best = {k: min((v["us"] for kk, v in r.items() if isinstance(v, dict)
-                        and kk.startswith(k) and v.get("ok")), default=None)
-                for k in ("pointers", "desc_load", "desc_both")}
+        best = {
+            k: min(
+                (
+                    v["us"]
+                    for kk, v in r.items()
+                    if isinstance(v, dict) and kk.startswith(k) and v.get("ok")
+                ),
+                default=None,
+            )
+            for k in ("pointers", "desc_load", "desc_both")
+        }
         r["best_us"] = best
-    out["ok"] = all(v.get("ok", True) for r in out.values() if isinstance(r, dict)
-                    for v in r.values() if isinstance(v, dict) and "ok" in v)
+    out["ok"] = all(
+        v.get("ok", True)
+        for r in out.values()
+        if isinstance(r, dict)
+        for v in r.values()
+        if isinstance(v, dict) and "ok" in v
+    )
     return out
-
 
 
 def _launch_paths(name: str, src: Any, ts: dict[str, Any]) -> dict[str, float]:
@@ -602,10 +710,12 @@ def _launch_paths(name: str, src: Any, ts: dict[str, Any]) -> dict[str, float]:
         launch(src, ts)
     torch.cuda.synchronize()
     host_us = (time.perf_counter() - t0) * 1e3
-    return {f"{name} via launch": _bench(lambda: launch(src, ts)) * 1e3,
-            f"{name} direct": _bench(lambda: kernel[grid](*args, **meta)) * 1e3,
-            f"{name} graph replay": _graph_ms(lambda: launch(src, ts)) * 1e3,
-            f"{name} 1000 launches back to back, us each": host_us}
+    return {
+        f"{name} via launch": _bench(lambda: launch(src, ts)) * 1e3,
+        f"{name} direct": _bench(lambda: kernel[grid](*args, **meta)) * 1e3,
+        f"{name} graph replay": _graph_ms(lambda: launch(src, ts)) * 1e3,
+        f"{name} 1000 launches back to back, us each": host_us,
+    }
 
 
 def part_eviction() -> dict[str, Any]:
@@ -624,17 +734,22 @@ def part_eviction() -> dict[str, Any]:
 
     cases = {
         "layernorm": [Config.of(8, XBLOCK=1, RBLOCK=4096), Config.of(16, XBLOCK=1, RBLOCK=4096)],
-        "softmax_scale_mask": [Config.of(1, XBLOCK=1, RBLOCK=1024),
-                               Config.of(8, XBLOCK=4, RBLOCK=1024)],
+        "softmax_scale_mask": [
+            Config.of(1, XBLOCK=1, RBLOCK=1024),
+            Config.of(8, XBLOCK=4, RBLOCK=1024),
+        ],
         "softmax_permuted": [Config.of(16, XBLOCK=8, RBLOCK=4096)],
         "avg_pool": [Config.of(4, False, XBLOCK=1024)],
         "rotary_half": [Config.of(4, False, XBLOCK=1024)],
         "gelu_bias_residual": [Config.of(8, False, XBLOCK=4096)],
         "col_mean": [Config.of(8, XBLOCK=64, RBLOCK=64, SPLIT=4)],
     }
-    strip = {"hints": (), "no_first": (", eviction_policy='evict_first'",),
-             "no_last": (", eviction_policy='evict_last'",),
-             "none": (", eviction_policy='evict_first'", ", eviction_policy='evict_last'")}
+    strip = {
+        "hints": (),
+        "no_first": (", eviction_policy='evict_first'",),
+        "no_last": (", eviction_policy='evict_last'",),
+        "none": (", eviction_policy='evict_first'", ", eviction_policy='evict_last'"),
+    }
     out: dict[str, Any] = {}
 
     def variant(src: Any, cut: tuple[str, ...]) -> Any:
@@ -653,9 +768,17 @@ def part_eviction() -> dict[str, Any]:
         ts = dict(zip([b.name for b in spec.inputs], xs))
         ts.update(make_outputs(spec, "cuda"))
         if name == "col_mean":
-            cfgs = cfgs + [Config.of(w, XBLOCK=xb, RBLOCK=rb, SPLIT=n)
-                           for n in (4, 8) for xb, rb, w in
-                           ((64, 128, 8), (128, 64, 8), (256, 32, 8), (32, 256, 8), (64, 32, 4))]
+            cfgs = cfgs + [
+                Config.of(w, XBLOCK=xb, RBLOCK=rb, SPLIT=n)
+                for n in (4, 8)
+                for xb, rb, w in (
+                    (64, 128, 8),
+                    (128, 64, 8),
+                    (256, 32, 8),
+                    (32, 256, 8),
+                    (64, 32, 4),
+                )
+            ]
         for cfg in cfgs:
             src = generate(spec, cfg)
             for label, cut in strip.items():
@@ -671,8 +794,10 @@ def part_eviction() -> dict[str, Any]:
             if src.stages:
                 st = src.stages[0]
                 launch(src, ts)
-                ws = {w.name: torch.empty([int(d.payload) for d in w.view.sizes],
-                                          device="cuda") for w in src.workspaces}
+                ws = {
+                    w.name: torch.empty([int(d.payload) for d in w.view.sizes], device="cuda")
+                    for w in src.workspaces
+                }
                 ms = _bench(lambda st=st, ws=ws, ts=ts: launch(st, {**ts, **ws}), rep=100)
                 out[f"{name} {cfg.describe()} partial alone"] = ms * 1e3
         if name in ("avg_pool", "rotary_half"):
@@ -687,10 +812,14 @@ def part_eviction() -> dict[str, Any]:
 
 
 PARTS: dict[str, Callable[..., dict[str, Any]]] = {
-    "debug": part_debug, "combo": part_combo, "combo_host": part_combo_host,
+    "debug": part_debug,
+    "combo": part_combo,
+    "combo_host": part_combo_host,
     "reduction": part_reduction,
-    "template": part_template, "multi_output": part_multi_output,
-    "determinism": part_determinism, "host_descriptors": part_host_descriptors,
+    "template": part_template,
+    "multi_output": part_multi_output,
+    "determinism": part_determinism,
+    "host_descriptors": part_host_descriptors,
     "eviction": part_eviction,
 }
 
@@ -707,24 +836,36 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    data: dict[str, Any] = {"env": {"torch": torch.__version__, "triton": triton.__version__,
-                                    "gpu": torch.cuda.get_device_name()
-                                    if torch.cuda.is_available() else "none (CPU)",
-                                    "kinds": list(supported_kinds())}}
+    data: dict[str, Any] = {
+        "env": {
+            "torch": torch.__version__,
+            "triton": triton.__version__,
+            "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else "none (CPU)",
+            "kinds": list(supported_kinds()),
+        }
+    }
     for name in args.parts.split(","):
         t0 = time.perf_counter()
         try:
             data[name] = PARTS[name](out) if name == "debug" else PARTS[name]()
         except Exception as err:
-            data[name] = {"ok": False, "error": f"{type(err).__name__}: {err}"[:800],
-                          "trace": traceback.format_exc()[-2000:]}
+            data[name] = {
+                "ok": False,
+                "error": f"{type(err).__name__}: {err}"[:800],
+                "trace": traceback.format_exc()[-2000:],
+            }
         data[name]["wall_s"] = time.perf_counter() - t0
         (out / "features_gpu.json").write_text(json.dumps(data, indent=1, sort_keys=True))
         print(f"{name}: ok={data[name].get('ok')} ({data[name]['wall_s']:.1f} s)", flush=True)
     print(json.dumps(data, indent=1, sort_keys=True)[-6000:])
-    return 0 if all(data[p].get("ok", all(v.get("ok") for v in data[p].values()
-                                          if isinstance(v, dict)))
-                    for p in args.parts.split(",")) else 1
+    return (
+        0
+        if all(
+            data[p].get("ok", all(v.get("ok") for v in data[p].values() if isinstance(v, dict)))
+            for p in args.parts.split(",")
+        )
+        else 1
+    )
 
 
 if __name__ == "__main__":

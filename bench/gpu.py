@@ -72,9 +72,15 @@ class Results:
         self.path = out / f"gpu_{part}.json"
         self.data: dict[str, Any] = {
             "part": part,
-            "env": {"torch": torch.__version__, "triton": triton.__version__,
-                    "gpu": torch.cuda.get_device_name(), "kinds": list(supported_kinds())},
-            "rows": {}, "verify": [], "notes": [],
+            "env": {
+                "torch": torch.__version__,
+                "triton": triton.__version__,
+                "gpu": torch.cuda.get_device_name(),
+                "kinds": list(supported_kinds()),
+            },
+            "rows": {},
+            "verify": [],
+            "notes": [],
         }
         out.mkdir(parents=True, exist_ok=True)
 
@@ -110,8 +116,15 @@ def part_verify(res: Results, names: Sequence[str]) -> None:
             for c in cfgs:
                 v = verify(f"{name}/{size}", w.fn, xs, spec, c)
                 print(v.line(), flush=True)
-                res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
-                                           "size": size, "config": v.config})
+                res.data["verify"].append(
+                    {
+                        "line": v.line(),
+                        "ok": v.ok,
+                        "workload": name,
+                        "size": size,
+                        "config": v.config,
+                    }
+                )
                 if size == "medium" and not v.ok:
                     bad_configs.setdefault(name, []).append(v.config)
         res.save()
@@ -119,8 +132,9 @@ def part_verify(res: Results, names: Sequence[str]) -> None:
     res.save()
 
 
-def part_ours(res: Results, names: Sequence[str], ceiling: float,
-              failed: dict[str, list[str]] | None) -> None:
+def part_ours(
+    res: Results, names: Sequence[str], ceiling: float, failed: dict[str, list[str]] | None
+) -> None:
     import torch
 
     from indexalg_triton import workloads as W
@@ -151,8 +165,15 @@ def part_ours(res: Results, names: Sequence[str], ceiling: float,
         for cfg, _t in sorted(timings, key=lambda ct: ct[1]):
             v = verify(f"{name}/large", w.fn, xs, spec, cfg)
             print(v.line(), flush=True)
-            res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
-                                       "size": "large", "config": v.config})
+            res.data["verify"].append(
+                {
+                    "line": v.line(),
+                    "ok": v.ok,
+                    "workload": name,
+                    "size": "large",
+                    "config": v.config,
+                }
+            )
             if v.ok:
                 best = cfg
                 break
@@ -161,13 +182,23 @@ def part_ours(res: Results, names: Sequence[str], ceiling: float,
             continue
         src = generate(spec, best)
         ms = bench_kernel(src, tensors)
-        row["indexalg"] = _entry(ms, nbytes, ceiling, config=best.describe(),
-                                 kinds=sorted(set(src.kinds)), tiling=src.tiling,
-                                 index_dtype=src.index_dtype, verified=v.ok,
-                                 tuning={c.describe(): t * 1e3 for c, t in timings})
-        print(f"{name}: eager {row['eager']['us']:.1f} us, indexalg {ms * 1e3:.1f} us "
-              f"({row['indexalg']['pct']:.1f}% of copy) {best.describe()} "
-              f"[{time.time() - t0:.0f}s]", flush=True)
+        row["indexalg"] = _entry(
+            ms,
+            nbytes,
+            ceiling,
+            config=best.describe(),
+            kinds=sorted(set(src.kinds)),
+            tiling=src.tiling,
+            index_dtype=src.index_dtype,
+            verified=v.ok,
+            tuning={c.describe(): t * 1e3 for c, t in timings},
+        )
+        print(
+            f"{name}: eager {row['eager']['us']:.1f} us, indexalg {ms * 1e3:.1f} us "
+            f"({row['indexalg']['pct']:.1f}% of copy) {best.describe()} "
+            f"[{time.time() - t0:.0f}s]",
+            flush=True,
+        )
         del xs, tensors
         torch.cuda.empty_cache()
         res.save()
@@ -195,10 +226,16 @@ def part_int64(res: Results, ceiling: float) -> None:
         v = verify(f"int8_unpack/{size}", w.fn, xs, spec, cfg)
         print(v.line(), flush=True)
         numel = spec.numel()
-        entry: dict[str, Any] = {"numel": numel, "over_2^31": numel > 2**31 - 1,
-                                 "index_dtype": src.index_dtype, "reason": src.index_reason,
-                                 "ok": v.ok, "line": v.line(), "kinds": sorted(set(src.kinds)),
-                                 "config": src.config.describe()}
+        entry: dict[str, Any] = {
+            "numel": numel,
+            "over_2^31": numel > 2**31 - 1,
+            "index_dtype": src.index_dtype,
+            "reason": src.index_reason,
+            "ok": v.ok,
+            "line": v.line(),
+            "kinds": sorted(set(src.kinds)),
+            "config": src.config.describe(),
+        }
         if size == "int64":
             tensors = dict(zip([b.name for b in spec.inputs], xs))
             tensors.update(make_outputs(spec, "cuda"))
@@ -243,8 +280,11 @@ def part_torch(res: Results, names: Sequence[str], ceiling: float) -> None:
                     ok = _close(got, ref, xs, w)
                     ms = _bench(_call(cf, xs))
                 row[key] = _entry(ms, nbytes, ceiling, verified=ok)
-                print(f"{name} {key}: {ms * 1e3:.1f} us ({row[key]['pct']:.1f}%) ok={ok} "
-                      f"[{time.time() - t0:.0f}s]", flush=True)
+                print(
+                    f"{name} {key}: {ms * 1e3:.1f} us ({row[key]['pct']:.1f}%) ok={ok} "
+                    f"[{time.time() - t0:.0f}s]",
+                    flush=True,
+                )
             except Exception as err:  # recorded; the others still run
                 res.note(f"{name} {key}: {type(err).__name__}: {str(err)[:200]}")
         del xs, ref
@@ -258,8 +298,16 @@ def _meta(t: Any) -> Any:
     return torch.empty_strided(tuple(t.shape), tuple(t.stride()), dtype=t.dtype, device="meta")
 
 
-def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: float, *,
-                dev: str = "cuda", size: str = "large", space: str = "default") -> None:
+def part_models(
+    res: Results,
+    names: Sequence[str],
+    ceiling: float,
+    deadline: float,
+    *,
+    dev: str = "cuda",
+    size: str = "large",
+    space: str = "default",
+) -> None:
     """The models suite (bench.gpu_models), one function at a time, everything in one row:
     the small-size verification of every access kind this Triton has (the default config
     with its structured kinds, block pointers alone, pointers alone), then at the large
@@ -293,9 +341,16 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
                 cfg = replace(default_configs(spec, tuple(ks))[0], structured=structured)
                 v = verify(f"{name}/small", m.fn, xs, spec, cfg, kinds=ks)
                 print(v.line(), flush=True)
-                res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
-                                           "size": "small", "config": v.config,
-                                           "kinds": list(ks)})
+                res.data["verify"].append(
+                    {
+                        "line": v.line(),
+                        "ok": v.ok,
+                        "workload": name,
+                        "size": "small",
+                        "config": v.config,
+                        "kinds": list(ks),
+                    }
+                )
             xs = m.inputs(size, dev, seed=2)
             ref = m.fn(*xs)
             nbytes = m.bytes_moved(xs, ref)
@@ -304,14 +359,24 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
             spec = from_torch(m.fn, *[_meta(x) for x in xs], name=name)
             tensors = dict(zip([b.name for b in spec.inputs], xs))
             tensors.update(make_outputs(spec, dev))
-            _, timings = autotune(spec, tensors, configs=tuning_space(
-                spec, wide=space == "wide", structured=space == "structured"))
+            _, timings = autotune(
+                spec,
+                tensors,
+                configs=tuning_space(spec, wide=space == "wide", structured=space == "structured"),
+            )
             best = None
             for cfg, _t in sorted(timings, key=lambda ct: ct[1]):
                 v = verify(f"{name}/{size}", m.fn, xs, spec, cfg)
                 print(v.line(), flush=True)
-                res.data["verify"].append({"line": v.line(), "ok": v.ok, "workload": name,
-                                           "size": size, "config": v.config})
+                res.data["verify"].append(
+                    {
+                        "line": v.line(),
+                        "ok": v.ok,
+                        "workload": name,
+                        "size": size,
+                        "config": v.config,
+                    }
+                )
                 if v.ok:
                     best = cfg
                     break
@@ -323,11 +388,17 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
                 structured_us = [t * 1e3 for c, t in timings if c.structured]
                 pointer_us = [t * 1e3 for c, t in timings if not c.structured]
                 row["indexalg"] = _entry(
-                    ms, nbytes, ceiling, config=best.describe(), kinds=sorted(set(src.kinds)),
-                    tiling=src.tiling, index_dtype=src.index_dtype,
+                    ms,
+                    nbytes,
+                    ceiling,
+                    config=best.describe(),
+                    kinds=sorted(set(src.kinds)),
+                    tiling=src.tiling,
+                    index_dtype=src.index_dtype,
                     tuning={c.describe(): t * 1e3 for c, t in timings},
                     best_structured_us=min(structured_us) if structured_us else None,
-                    best_pointer_us=min(pointer_us) if pointer_us else None)
+                    best_pointer_us=min(pointer_us) if pointer_us else None,
+                )
             del tensors
             for key, patch in COMPILE_CONFIGS.items():
                 torch._dynamo.reset()
@@ -342,10 +413,13 @@ def part_models(res: Results, names: Sequence[str], ceiling: float, deadline: fl
                     res.note(f"{name} {key}: {type(err).__name__}: {str(err)[:200]}")
             ours = row.get("indexalg", {}).get("us")
             best_c = min((row[k]["us"] for k in COMPILE_CONFIGS if k in row), default=None)
-            print(f"{name}: eager {row['eager']['us']:.1f} us, indexalg "
-                  f"{ours if ours is None else round(ours, 1)} us, best compile "
-                  f"{best_c if best_c is None else round(best_c, 1)} us "
-                  f"[{time.time() - t0:.0f}s]", flush=True)
+            print(
+                f"{name}: eager {row['eager']['us']:.1f} us, indexalg "
+                f"{ours if ours is None else round(ours, 1)} us, best compile "
+                f"{best_c if best_c is None else round(best_c, 1)} us "
+                f"[{time.time() - t0:.0f}s]",
+                flush=True,
+            )
             del xs, ref
         except Exception as err:  # one function's failure does not end the run
             res.note(f"{name}: {type(err).__name__}: {str(err)[:300]}")
@@ -360,8 +434,7 @@ def _close_model(got: Any, eager: Any, xs: Sequence[Any], m: Any) -> bool:
     gots = list(got) if isinstance(got, (tuple, list)) else [got]
     eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
     refs = list(ref64) if isinstance(ref64, (tuple, list)) else [ref64]
-    return all(compare(g, r, e, reduction=m.reduction).ok
-               for g, r, e in zip(gots, refs, eagers))
+    return all(compare(g, r, e, reduction=m.reduction).ok for g, r, e in zip(gots, refs, eagers))
 
 
 def report_models(d: Path) -> str:
@@ -372,17 +445,26 @@ def report_models(d: Path) -> str:
     data = json.loads((d / "gpu_models.json").read_text())
     env = data["env"]
     ceil = data.get("copy_ceiling", {}).get("gbs", float("nan"))
-    lines = [f"{env['gpu']}, torch {env['torch']}, triton {env['triton']}, kinds "
-             f"{env['kinds']}; copy ceiling {ceil:.0f} GB/s", "",
-             "| function | MB | " + " | ".join(COLUMNS) + " | indexalg vs best compile | "
-             "best structured vs best pointers |",
-             "|---|---:|" + "---:|" * len(COLUMNS) + "---:|---:|"]
+    lines = [
+        f"{env['gpu']}, torch {env['torch']}, triton {env['triton']}, kinds "
+        f"{env['kinds']}; copy ceiling {ceil:.0f} GB/s",
+        "",
+        "| function | MB | " + " | ".join(COLUMNS) + " | indexalg vs best compile | "
+        "best structured vs best pointers |",
+        "|---|---:|" + "---:|" * len(COLUMNS) + "---:|---:|",
+    ]
     ratios: list[float] = []
     pcts: list[float] = []
     for name, r in data["rows"].items():
-        cells = [("-" if r.get(c) is None else
-                  f"{r[c]['us']:.0f} µs {r[c]['pct']:.0f}%"
-                  + ("" if r[c].get("verified", True) else " (wrong)")) for c in COLUMNS]
+        cells = [
+            (
+                "-"
+                if r.get(c) is None
+                else f"{r[c]['us']:.0f} µs {r[c]['pct']:.0f}%"
+                + ("" if r[c].get("verified", True) else " (wrong)")
+            )
+            for c in COLUMNS
+        ]
         compiles = [r[c]["us"] for c in COLUMNS[1:4] if c in r and r[c].get("verified", True)]
         vs = "-"
         sp = "-"
@@ -394,21 +476,26 @@ def report_models(d: Path) -> str:
             vs = f"{100 * ratio:.1f}%"
         if e and e.get("best_structured_us") and e.get("best_pointer_us"):
             sp = f"{e['best_structured_us'] / e['best_pointer_us']:.2f}x"
-        lines.append(f"| {name} | {r.get('bytes', 0) / 1e6:.0f} | " + " | ".join(cells)
-                     + f" | {vs} | {sp} |")
+        lines.append(
+            f"| {name} | {r.get('bytes', 0) / 1e6:.0f} | " + " | ".join(cells) + f" | {vs} | {sp} |"
+        )
     lines.append("")
-    lines.append(f"indexalg speed as % of the best torch.compile configuration (best time / "
-                 f"indexalg time): geometric mean {100 * geomean(ratios):.1f}% over "
-                 f"{len(ratios)} functions, worst {100 * min(ratios, default=float('nan')):.1f}%;"
-                 f" indexalg's % of the copy ceiling: geometric mean {geomean(pcts):.1f}%")
+    lines.append(
+        f"indexalg speed as % of the best torch.compile configuration (best time / "
+        f"indexalg time): geometric mean {100 * geomean(ratios):.1f}% over "
+        f"{len(ratios)} functions, worst {100 * min(ratios, default=float('nan')):.1f}%;"
+        f" indexalg's % of the copy ceiling: geometric mean {geomean(pcts):.1f}%"
+    )
     lines.append("")
     lines.append("| function | indexalg config | tiling | access kinds | index dtype |")
     lines.append("|---|---|---|---|---|")
     for name, r in data["rows"].items():
         e = r.get("indexalg")
         if e:
-            lines.append(f"| {name} | {e['config']} | {e['tiling']} | "
-                         f"{', '.join(e['kinds'])} | {e['index_dtype']} |")
+            lines.append(
+                f"| {name} | {e['config']} | {e['tiling']} | "
+                f"{', '.join(e['kinds'])} | {e['index_dtype']} |"
+            )
     ok = [v for v in data["verify"]]
     lines.append("")
     lines.append(f"verify: {sum(v['ok'] for v in ok)}/{len(ok)} ok")
@@ -462,9 +549,11 @@ def report(dirs: Sequence[Path]) -> str:
         if key in parts:
             env = parts[key]["env"]
             ceil = parts[key].get("copy_ceiling", {})
-            lines.append(f"- part `{key}`: {env['gpu']}, torch {env['torch']}, triton "
-                         f"{env['triton']}, kinds {env['kinds']}; copy ceiling "
-                         f"{ceil.get('gbs', float('nan')):.0f} GB/s")
+            lines.append(
+                f"- part `{key}`: {env['gpu']}, torch {env['torch']}, triton "
+                f"{env['triton']}, kinds {env['kinds']}; copy ceiling "
+                f"{ceil.get('gbs', float('nan')):.0f} GB/s"
+            )
     lines.append("")
     lines.append("| workload | MB moved | " + " | ".join(COLUMNS) + " | indexalg vs best compile |")
     lines.append("|---|---:|" + "---:|" * len(COLUMNS) + "---:|")
@@ -473,28 +562,34 @@ def report(dirs: Sequence[Path]) -> str:
         cells = []
         for c in COLUMNS:
             e = r.get(c)
-            cells.append("-" if e is None else
-                         f"{e['us']:.0f} µs, {e['gbs']:.0f} GB/s, {e['pct']:.0f}%")
+            cells.append(
+                "-" if e is None else f"{e['us']:.0f} µs, {e['gbs']:.0f} GB/s, {e['pct']:.0f}%"
+            )
         compiles = [r[c]["us"] for c in COLUMNS[1:4] if c in r]
         vs = "-"
         if compiles and "indexalg" in r:
             vs = f"{100 * (r['indexalg']['us'] / min(compiles) - 1):+.1f}%"
             pcts.append(r["indexalg"]["pct"])
-        lines.append(f"| {name} | {r.get('bytes', 0) / 1e6:.0f} | " + " | ".join(cells)
-                     + f" | {vs} |")
+        lines.append(
+            f"| {name} | {r.get('bytes', 0) / 1e6:.0f} | " + " | ".join(cells) + f" | {vs} |"
+        )
     if pcts:
         gm = math.exp(sum(math.log(p) for p in pcts) / len(pcts))
         lines.append("")
-        lines.append(f"Geometric mean of indexalg's % of the copy ceiling over "
-                     f"{len(pcts)} memory-bound workloads: {gm:.1f}%")
+        lines.append(
+            f"Geometric mean of indexalg's % of the copy ceiling over "
+            f"{len(pcts)} memory-bound workloads: {gm:.1f}%"
+        )
     lines.append("")
     lines.append("| workload | indexalg config | tiling | access kinds | index dtype |")
     lines.append("|---|---|---|---|---|")
     for name, r in rows.items():
         e = r.get("indexalg")
         if e:
-            lines.append(f"| {name} | {e['config']} | {e['tiling']} | "
-                         f"{', '.join(e['kinds'])} | {e['index_dtype']} |")
+            lines.append(
+                f"| {name} | {e['config']} | {e['tiling']} | "
+                f"{', '.join(e['kinds'])} | {e['index_dtype']} |"
+            )
     return "\n".join(lines)
 
 
@@ -504,13 +599,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", default="bench/gpu_out")
     ap.add_argument("--workloads", default=None, help="comma-separated (default: all)")
     ap.add_argument("--report", nargs="*", default=None, metavar="DIR")
-    ap.add_argument("--suite", default="builtin", choices=["builtin", "models"],
-                    help="builtin: indexalg_triton.workloads; models: bench.gpu_models")
-    ap.add_argument("--space", default="default", choices=["default", "wide", "structured"],
-                    help="models suite: bench.gpu_models.tuning_space as is, with the 1-D space "
-                    "broadened (wide), or with the first structured config (structured)")
-    ap.add_argument("--budget", type=float, default=1e9,
-                    help="seconds after which the models suite skips the remaining functions")
+    ap.add_argument(
+        "--suite",
+        default="builtin",
+        choices=["builtin", "models"],
+        help="builtin: indexalg_triton.workloads; models: bench.gpu_models",
+    )
+    ap.add_argument(
+        "--space",
+        default="default",
+        choices=["default", "wide", "structured"],
+        help="models suite: bench.gpu_models.tuning_space as is, with the 1-D space "
+        "broadened (wide), or with the first structured config (structured)",
+    )
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=1e9,
+        help="seconds after which the models suite skips the remaining functions",
+    )
     args = ap.parse_args(argv)
     if args.report is not None:
         if args.suite == "models":
@@ -551,8 +658,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         res = Results(out, part)
         ceil = copy_ceiling()
         res.data["copy_ceiling"] = ceil
-        print(f"== part {part}: copy ceiling {ceil['gbs']:.0f} GB/s ({ceil['ms'] * 1e3:.0f} us "
-              "per GiB copied)", flush=True)
+        print(
+            f"== part {part}: copy ceiling {ceil['gbs']:.0f} GB/s ({ceil['ms'] * 1e3:.0f} us "
+            "per GiB copied)",
+            flush=True,
+        )
         if part == "verify":
             part_verify(res, names)
             bad = res.data.get("failed_configs", {})

@@ -72,6 +72,7 @@ def _f(*shapes: tuple[tuple[int, ...], tuple[int, ...]], dtype: str = "float32")
 
 # --- the functions ------------------------------------------------------------------------
 
+
 def rmsnorm(x: Any, w: Any) -> Any:
     """Llama's RMSNorm: float32 statistics, bf16 in and out."""
     import torch
@@ -290,8 +291,7 @@ def _rotary(size: str, dev: str, gen: Any) -> list[Any]:
     return [q, ang.cos().to(torch.bfloat16), ang.sin().to(torch.bfloat16)]
 
 
-def _channels_last(shape_small: tuple[int, ...], shape_large: tuple[int, ...],
-                   bias: bool) -> _Make:
+def _channels_last(shape_small: tuple[int, ...], shape_large: tuple[int, ...], bias: bool) -> _Make:
     def make(size: str, dev: str, gen: Any) -> list[Any]:
         import torch
 
@@ -353,50 +353,94 @@ def _kv(size: str, dev: str, gen: Any) -> list[Any]:
 
 
 BF16 = "bfloat16"
-MODELS: dict[str, Model] = {m.name: m for m in [
-    Model("rmsnorm", rmsnorm, _f(((6, 64), (16384, 4096)), ((64,), (4096,)), dtype=BF16),
-          reduction=True),
-    Model("layernorm", layernorm, _f(((6, 64), (16384, 4096)), ((64,), (4096,)),
-                                     ((64,), (4096,))), reduction=True),
-    Model("add_layernorm", add_layernorm, _f(((6, 64), (16384, 4096)), ((6, 64), (16384, 4096)),
-                                             ((64,), (4096,)), ((64,), (4096,))),
-          reduction=True),
-    Model("var_mean_rows", var_mean_rows, _f(((6, 100), (32768, 4096))), reduction=True),
-    Model("softmax_scale_mask", softmax_scale_mask, _mask, reduction=True),
-    Model("softmax_permuted", softmax_permuted, _f(((3, 40, 8), (64, 4096, 256))),
-          reduction=True),
-    Model("log_softmax_vocab", log_softmax_vocab, _f(((5, 300), (4096, 32000))), reduction=True),
-    Model("gelu_bias_residual", gelu_bias_residual, _f(((6, 64), (16384, 8192)), ((64,), (8192,)),
-                                                       ((6, 64), (16384, 8192)), dtype=BF16)),
-    Model("gelu_tanh", gelu_tanh, _f(((6, 64), (16384, 8192)))),
-    Model("swiglu", swiglu, _f(((6, 64), (16384, 8192)), ((6, 64), (16384, 8192)), dtype=BF16)),
-    Model("swiglu_chunk", swiglu_chunk, _f(((6, 128), (16384, 16384)), dtype=BF16)),
-    Model("rotary_half", rotary_half, _rotary),
-    Model("kv_heads_transpose", kv_heads_transpose, _f(((2, 9, 64), (8, 2048, 4096)), dtype=BF16)),
-    Model("kv_cache_append", kv_cache_append, _kv),
-    Model("repeat_kv", repeat_kv, _f(((2, 2, 9, 16), (8, 8, 2048, 128)), dtype=BF16)),
-    Model("causal_mask_fill", causal_mask_fill, _f(((2, 3, 20, 20), (8, 16, 1024, 1024)))),
-    Model("avg_pool", avg_pool, _f(((2, 3, 8, 10), (32, 128, 112, 112)))),
-    Model("max_pool", max_pool, _f(((2, 3, 8, 10), (32, 128, 112, 112)))),
-    Model("global_avg_pool", global_avg_pool, _f(((2, 3, 5, 7), (128, 2048, 14, 14))),
-          reduction=True),
-    Model("upsample_nearest", upsample_nearest, _f(((2, 3, 5, 7), (16, 128, 128, 128)))),
-    Model("pixel_shuffle", pixel_shuffle, _f(((2, 8, 5, 7), (16, 256, 128, 128)))),
-    Model("nhwc_bias_relu", nhwc_bias_relu, _channels_last((2, 8, 5, 7), (64, 256, 56, 56), True)),
-    Model("channels_last_to_contiguous", channels_last_to_contiguous,
-          _channels_last((2, 8, 5, 7), (64, 256, 56, 56), False)),
-    Model("cat3_odd", cat3_odd, _f(((5, 3), (32768, 1023)), ((5, 7), (32768, 2049)),
-                                   ((5, 2), (32768, 517)))),
-    Model("pad_hw", pad_hw, _f(((2, 3, 5, 7), (32, 64, 224, 224)))),
-    Model("int4_dequant", int4_dequant, _int4),
-    Model("int8_dequant", int8_dequant, _int8),
-    Model("bitfields_arange", bitfields_arange, _bits),
-    Model("embedding", embedding, _embedding, moved=_embedding_bytes),
-    Model("row_sum_strided", row_sum_strided, _f(((9, 40), (32768, 2048))), reduction=True,
-          moved=_strided_bytes),
-    Model("col_mean", col_mean, _f(((40, 9), (16384, 16384)), dtype=BF16), reduction=True),
-    Model("transpose_last2_add", transpose_last2_add, _f(((3, 20, 24), (64, 2048, 2048)))),
-]}
+MODELS: dict[str, Model] = {
+    m.name: m
+    for m in [
+        Model(
+            "rmsnorm",
+            rmsnorm,
+            _f(((6, 64), (16384, 4096)), ((64,), (4096,)), dtype=BF16),
+            reduction=True,
+        ),
+        Model(
+            "layernorm",
+            layernorm,
+            _f(((6, 64), (16384, 4096)), ((64,), (4096,)), ((64,), (4096,))),
+            reduction=True,
+        ),
+        Model(
+            "add_layernorm",
+            add_layernorm,
+            _f(
+                ((6, 64), (16384, 4096)),
+                ((6, 64), (16384, 4096)),
+                ((64,), (4096,)),
+                ((64,), (4096,)),
+            ),
+            reduction=True,
+        ),
+        Model("var_mean_rows", var_mean_rows, _f(((6, 100), (32768, 4096))), reduction=True),
+        Model("softmax_scale_mask", softmax_scale_mask, _mask, reduction=True),
+        Model(
+            "softmax_permuted", softmax_permuted, _f(((3, 40, 8), (64, 4096, 256))), reduction=True
+        ),
+        Model(
+            "log_softmax_vocab", log_softmax_vocab, _f(((5, 300), (4096, 32000))), reduction=True
+        ),
+        Model(
+            "gelu_bias_residual",
+            gelu_bias_residual,
+            _f(((6, 64), (16384, 8192)), ((64,), (8192,)), ((6, 64), (16384, 8192)), dtype=BF16),
+        ),
+        Model("gelu_tanh", gelu_tanh, _f(((6, 64), (16384, 8192)))),
+        Model("swiglu", swiglu, _f(((6, 64), (16384, 8192)), ((6, 64), (16384, 8192)), dtype=BF16)),
+        Model("swiglu_chunk", swiglu_chunk, _f(((6, 128), (16384, 16384)), dtype=BF16)),
+        Model("rotary_half", rotary_half, _rotary),
+        Model(
+            "kv_heads_transpose", kv_heads_transpose, _f(((2, 9, 64), (8, 2048, 4096)), dtype=BF16)
+        ),
+        Model("kv_cache_append", kv_cache_append, _kv),
+        Model("repeat_kv", repeat_kv, _f(((2, 2, 9, 16), (8, 8, 2048, 128)), dtype=BF16)),
+        Model("causal_mask_fill", causal_mask_fill, _f(((2, 3, 20, 20), (8, 16, 1024, 1024)))),
+        Model("avg_pool", avg_pool, _f(((2, 3, 8, 10), (32, 128, 112, 112)))),
+        Model("max_pool", max_pool, _f(((2, 3, 8, 10), (32, 128, 112, 112)))),
+        Model(
+            "global_avg_pool",
+            global_avg_pool,
+            _f(((2, 3, 5, 7), (128, 2048, 14, 14))),
+            reduction=True,
+        ),
+        Model("upsample_nearest", upsample_nearest, _f(((2, 3, 5, 7), (16, 128, 128, 128)))),
+        Model("pixel_shuffle", pixel_shuffle, _f(((2, 8, 5, 7), (16, 256, 128, 128)))),
+        Model(
+            "nhwc_bias_relu", nhwc_bias_relu, _channels_last((2, 8, 5, 7), (64, 256, 56, 56), True)
+        ),
+        Model(
+            "channels_last_to_contiguous",
+            channels_last_to_contiguous,
+            _channels_last((2, 8, 5, 7), (64, 256, 56, 56), False),
+        ),
+        Model(
+            "cat3_odd",
+            cat3_odd,
+            _f(((5, 3), (32768, 1023)), ((5, 7), (32768, 2049)), ((5, 2), (32768, 517))),
+        ),
+        Model("pad_hw", pad_hw, _f(((2, 3, 5, 7), (32, 64, 224, 224)))),
+        Model("int4_dequant", int4_dequant, _int4),
+        Model("int8_dequant", int8_dequant, _int8),
+        Model("bitfields_arange", bitfields_arange, _bits),
+        Model("embedding", embedding, _embedding, moved=_embedding_bytes),
+        Model(
+            "row_sum_strided",
+            row_sum_strided,
+            _f(((9, 40), (32768, 2048))),
+            reduction=True,
+            moved=_strided_bytes,
+        ),
+        Model("col_mean", col_mean, _f(((40, 9), (16384, 16384)), dtype=BF16), reduction=True),
+        Model("transpose_last2_add", transpose_last2_add, _f(((3, 20, 24), (64, 2048, 2048)))),
+    ]
+}
 
 
 def tuning_space(spec: Any, *, wide: bool = False, structured: bool = False) -> list[Any]:

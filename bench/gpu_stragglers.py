@@ -36,8 +36,16 @@ from pathlib import Path
 from typing import Any
 
 #: more than 2% behind the best torch.compile configuration in the last models run
-DEFAULT = ("avg_pool", "layernorm", "max_pool", "nhwc_bias_relu",
-           "channels_last_to_contiguous", "kv_cache_append", "rotary_half", "cat3_odd")
+DEFAULT = (
+    "avg_pool",
+    "layernorm",
+    "max_pool",
+    "nhwc_bias_relu",
+    "channels_last_to_contiguous",
+    "kv_cache_append",
+    "rotary_half",
+    "cat3_odd",
+)
 
 
 def _trace_kernels(fn: Callable[[], Any], path: Path) -> list[dict[str, Any]]:
@@ -58,11 +66,17 @@ def _trace_kernels(fn: Callable[[], Any], path: Path) -> list[dict[str, Any]]:
         if ev.get("cat") != "kernel":
             continue
         a = ev.get("args", {})
-        out.append({"name": str(ev.get("name", ""))[:120], "us": ev.get("dur"),
-                    "grid": a.get("grid"), "block": a.get("block"),
-                    "regs": a.get("registers per thread"),
-                    "smem": a.get("shared memory"),
-                    "occupancy": a.get("est. achieved occupancy %")})
+        out.append(
+            {
+                "name": str(ev.get("name", ""))[:120],
+                "us": ev.get("dur"),
+                "grid": a.get("grid"),
+                "block": a.get("block"),
+                "regs": a.get("registers per thread"),
+                "smem": a.get("shared memory"),
+                "occupancy": a.get("est. achieved occupancy %"),
+            }
+        )
     return out
 
 
@@ -92,9 +106,13 @@ def run(names: Sequence[str], out: Path, rounds: int) -> list[dict[str, Any]]:
             if verify(f"{name}/large", m.fn, xs, spec, cfg).ok:
                 best = cfg
                 break
-        row: dict[str, Any] = {"name": name, "bytes": nbytes,
-                               "tuning_us": {c.describe(): round(t * 1e3, 2)
-                                             for c, t in sorted(timings, key=lambda ct: ct[1])}}
+        row: dict[str, Any] = {
+            "name": name,
+            "bytes": nbytes,
+            "tuning_us": {
+                c.describe(): round(t * 1e3, 2) for c, t in sorted(timings, key=lambda ct: ct[1])
+            },
+        }
         if best is None:
             row["error"] = "no config verified"
             rows.append(row)
@@ -126,10 +144,13 @@ def run(names: Sequence[str], out: Path, rounds: int) -> list[dict[str, Any]]:
         row["compile_us"] = [round(v, 2) for v in c_us]
         om, cm = statistics.median(o_us), statistics.median(c_us)
         row["pct_of_compile"] = round(100 * cm / om, 1)
-        print(f"{name}: ours {om:.1f} us [{min(o_us):.1f}-{max(o_us):.1f}] "
-              f"{best.describe()}, compile {cm:.1f} us [{min(c_us):.1f}-{max(c_us):.1f}], "
-              f"{row['pct_of_compile']}% | ours {row['ours_kernels']} | compile "
-              f"{row['compile_kernels']} [{time.time() - t0:.0f}s]", flush=True)
+        print(
+            f"{name}: ours {om:.1f} us [{min(o_us):.1f}-{max(o_us):.1f}] "
+            f"{best.describe()}, compile {cm:.1f} us [{min(c_us):.1f}-{max(c_us):.1f}], "
+            f"{row['pct_of_compile']}% | ours {row['ours_kernels']} | compile "
+            f"{row['compile_kernels']} [{time.time() - t0:.0f}s]",
+            flush=True,
+        )
         rows.append(row)
         del xs, ref
         torch.cuda.empty_cache()
@@ -150,7 +171,8 @@ def _variant(source: str, kind: str) -> str | None:
         if a not in source or b not in source:
             return None
         return source.replace(a, a.replace("[:, None]", "[None, :]")).replace(
-            b, b.replace("[None, :]", "[:, None]"))
+            b, b.replace("[None, :]", "[:, None]")
+        )
     if kind == "hoisted":
         terms = sorted(set(re.findall(r"xindex (?://|%) \d+", source)))
         if not terms:
@@ -164,8 +186,12 @@ def _variant(source: str, kind: str) -> str | None:
             body = body.replace(t, n)
         return head + sep + lines + body
     if kind == "evict_last":
-        out = re.sub(r"(tl\.load\((?:(?!eviction_policy).)*?)\)$",
-                     r"\1, eviction_policy='evict_last')", source, flags=re.M)
+        out = re.sub(
+            r"(tl\.load\((?:(?!eviction_policy).)*?)\)$",
+            r"\1, eviction_policy='evict_last')",
+            source,
+            flags=re.M,
+        )
         return out if out != source else None
     raise ValueError(kind)
 
@@ -182,8 +208,10 @@ def _same_as_eager(fn: Callable[..., Any], xs: Sequence[Any], spec: Any, src: An
     launch(src, tensors)
     ref = fn(*xs)
     refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
-    return all(torch.allclose(outs[f"out{k}"].float(), r.float(), rtol=1e-4, atol=1e-5)
-               for k, r in enumerate(refs))
+    return all(
+        torch.allclose(outs[f"out{k}"].float(), r.float(), rtol=1e-4, atol=1e-5)
+        for k, r in enumerate(refs)
+    )
 
 
 VARIANTS = ("as_generated", "yx", "hoisted", "evict_last")
@@ -216,19 +244,42 @@ def variants(names: Sequence[str], out: Path) -> list[dict[str, Any]]:
                 vsrc = replace(src, source=text)
                 try:  # the variant must still compute the function
                     ok = _same_as_eager(m.fn, xs, spec, vsrc)
-                    us = [1e3 * float(do_bench(lambda s=vsrc, t=tensors: launch(s, t),
-                                               warmup=25, rep=100, return_mode="median"))
-                          for _ in range(3)]
+                    us = [
+                        1e3
+                        * float(
+                            do_bench(
+                                lambda s=vsrc, t=tensors: launch(s, t),
+                                warmup=25,
+                                rep=100,
+                                return_mode="median",
+                            )
+                        )
+                        for _ in range(3)
+                    ]
                 except Exception as err:  # a variant that does not compile is recorded
-                    rows.append({"name": name, "config": cfg.describe(), "variant": kind,
-                                 "error": f"{type(err).__name__}: {str(err)[:200]}"})
+                    rows.append(
+                        {
+                            "name": name,
+                            "config": cfg.describe(),
+                            "variant": kind,
+                            "error": f"{type(err).__name__}: {str(err)[:200]}",
+                        }
+                    )
                     continue
-                row = {"name": name, "config": cfg.describe(), "variant": kind,
-                       "us": round(statistics.median(us), 2), "spread": round(max(us) - min(us), 2),
-                       "verified": ok}
+                row = {
+                    "name": name,
+                    "config": cfg.describe(),
+                    "variant": kind,
+                    "us": round(statistics.median(us), 2),
+                    "spread": round(max(us) - min(us), 2),
+                    "verified": ok,
+                }
                 rows.append(row)
-                print(f"{name:28s} {cfg.describe():45s} {kind:13s} {row['us']:8.1f} us "
-                      f"+-{row['spread']:.1f} {'ok' if ok else 'WRONG'}", flush=True)
+                print(
+                    f"{name:28s} {cfg.describe():45s} {kind:13s} {row['us']:8.1f} us "
+                    f"+-{row['spread']:.1f} {'ok' if ok else 'WRONG'}",
+                    flush=True,
+                )
         del tensors, xs
         torch.cuda.empty_cache()
         (out / "variants.json").write_text(json.dumps(rows, indent=1))

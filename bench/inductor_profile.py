@@ -150,8 +150,15 @@ def _worker(name: str, backend: str, shape: str, mode: str, interval: float) -> 
 def run_one(name: str, backend: str, shape: str, mode: str, interval: float) -> dict[str, Any]:
     from bench import inductor
 
-    return inductor.run_one(name, backend, shape, mode, 900.0, module="bench.inductor_profile",
-                            extra=("--interval", str(interval * 1000)))
+    return inductor.run_one(
+        name,
+        backend,
+        shape,
+        mode,
+        900.0,
+        module="bench.inductor_profile",
+        extra=("--interval", str(interval * 1000)),
+    )
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -162,37 +169,53 @@ def table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         buckets.update(r["samples"])
     names = sorted(buckets, key=lambda b: (b == "not sympy", -buckets[b]))
-    out = ["| samples in | " + " | ".join(f"{m} %" for m in modes) + " |",
-           "|---|" + "---:|" * len(modes)]
+    out = [
+        "| samples in | " + " | ".join(f"{m} %" for m in modes) + " |",
+        "|---|" + "---:|" * len(modes),
+    ]
     for b in names:
         cells = []
         for m in modes:
             n = sum(r["samples"].get(b, 0) for r in rows if r["mode"] == m)
             cells.append(f"{100 * n / max(totals[m], 1):.1f}")
         out.append(f"| {b} | " + " | ".join(cells) + " |")
-    sympy = {m: sum(n for r in rows if r["mode"] == m for b, n in r["samples"].items()
-                    if b.startswith("sympy")) for m in modes}
-    out.append("| **all sympy** | " + " | ".join(
-        f"**{100 * sympy[m] / max(totals[m], 1):.1f}**" for m in modes) + " |")
+    sympy = {
+        m: sum(
+            n
+            for r in rows
+            if r["mode"] == m
+            for b, n in r["samples"].items()
+            if b.startswith("sympy")
+        )
+        for m in modes
+    }
+    out.append(
+        "| **all sympy** | "
+        + " | ".join(f"**{100 * sympy[m] / max(totals[m], 1):.1f}**" for m in modes)
+        + " |"
+    )
     for m in modes:
         callers: Counter[str] = Counter()
         for r in rows:
             if r["mode"] == m:
                 callers.update(r.get("callers", {}))
-        top = ", ".join(f"{c} {100 * n / max(totals[m], 1):.1f}%"
-                        for c, n in callers.most_common(8))
+        top = ", ".join(
+            f"{c} {100 * n / max(totals[m], 1):.1f}%" for c, n in callers.most_common(8)
+        )
         out.append(f"\n{m}: sympy's largest callers: {top}")
     return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.inductor_profile",
-                                description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m bench.inductor_profile", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--worker", nargs=4, metavar=("WORKLOAD", "BACKEND", "SHAPE", "MODE"))
     p.add_argument("--workloads", nargs="*", default=None)
     p.add_argument("--backends", nargs="*", default=["triton"], choices=["cpp", "triton"])
-    p.add_argument("--shapes", nargs="*", default=["static", "dynamic"],
-                   choices=["static", "dynamic"])
+    p.add_argument(
+        "--shapes", nargs="*", default=["static", "dynamic"], choices=["static", "dynamic"]
+    )
     p.add_argument("--interval", type=float, default=1.0, help="sampling interval, ms")
     p.add_argument("--json", help="write every worker's samples here")
     args = p.parse_args(argv)
@@ -215,8 +238,10 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     sel.append(r)
             rows.extend(sel)
-            print(f"\n{backend} {shape}: {len(sel) // 2} workloads, share of compile samples "
-                  f"[{time.time() - t0:.0f}s]")
+            print(
+                f"\n{backend} {shape}: {len(sel) // 2} workloads, share of compile samples "
+                f"[{time.time() - t0:.0f}s]"
+            )
             print(table(sel), flush=True)
     if args.json:
         with open(args.json, "w") as fh:

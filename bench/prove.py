@@ -169,15 +169,23 @@ def summarise_results(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     tiers = {}
     for t in sorted(by_tier, key=lambda t: TIER_ORDER.index(t) if t in TIER_ORDER else 99):
         s = summarise(by_tier[t])
-        tiers[t] = {"claims": s.n, "share": s.n / n if n else 0.0, "p50_us": s.median_us,
-                    "p99_us": s.p99_us}
+        tiers[t] = {
+            "claims": s.n,
+            "share": s.n / n if n else 0.0,
+            "p50_us": s.median_us,
+            "p99_us": s.p99_us,
+        }
     no_z3 = [ns for t, v in by_tier.items() if t not in ("z3", "unknown") for ns in v]
     s = summarise(no_z3)
     return {
         "claims": n,
         "tiers": tiers,
-        "without_z3": {"claims": s.n, "share": s.n / n if n else 0.0, "p50_us": s.median_us,
-                       "p99_us": s.p99_us},
+        "without_z3": {
+            "claims": s.n,
+            "share": s.n / n if n else 0.0,
+            "p50_us": s.median_us,
+            "p99_us": s.p99_us,
+        },
         "statuses": dict(sorted(statuses.items())),
     }
 
@@ -215,11 +223,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--corpus", default=None, help="corpus file (default bench/corpus/corpus.jsonl.gz)"
     )
-    p.add_argument("--generated", type=int, default=0, metavar="N",
-                   help="use N generated expressions instead of the corpus")
-    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N",
-                   help="at most N distinct expressions, sampled with --seed "
-                   f"(default {DEFAULT_LIMIT})")
+    p.add_argument(
+        "--generated",
+        type=int,
+        default=0,
+        metavar="N",
+        help="use N generated expressions instead of the corpus",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"at most N distinct expressions, sampled with --seed (default {DEFAULT_LIMIT})",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--in", dest="src", default=None, help=argparse.SUPPRESS)

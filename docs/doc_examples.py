@@ -87,7 +87,7 @@ def read_blocks(markdown: str) -> list[Block]:
         j = i + 1
         while j < len(lines) and not _closes(lines[j], fence):
             text = lines[j]
-            body.append(text[len(indent):] if text.startswith(indent) else text.lstrip())
+            body.append(text[len(indent) :] if text.startswith(indent) else text.lstrip())
             j += 1
         if j >= len(lines):
             raise ValueError(f"unclosed code fence opened on line {i + 1}")
@@ -124,8 +124,12 @@ def read_console(block: Block) -> list[Command]:
         text, line = current
         m = re.search(r"#\s*exits\s+(\d+)\s*$", text)
         commands.append(
-            Command(shlex.split(text, comments=True), "\n".join(output).rstrip(),
-                    int(m.group(1)) if m else 0, line)
+            Command(
+                shlex.split(text, comments=True),
+                "\n".join(output).rstrip(),
+                int(m.group(1)) if m else 0,
+                line,
+            )
         )
 
     for k, line in enumerate(block.text.splitlines()):

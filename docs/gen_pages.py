@@ -427,7 +427,7 @@ def worked_kernel_section(markdown: str) -> str:
     exec(compile(m.group("code"), "docs/triton.md (worked kernel)", "exec"), namespace)
     source: str = namespace["src"].source
     marker = source.find("\n# kernel ")
-    kernel = source[marker + 1:] if marker >= 0 else source
+    kernel = source[marker + 1 :] if marker >= 0 else source
     return head + (
         "Generated and verified when this site was built, by the code above:\n\n"
         f"```python\n{kernel.rstrip()}\n```\n\n"
@@ -462,8 +462,9 @@ def supported_ops_list() -> str:
     for op in supported_ops():
         module = CONVERTERS[op].__module__.removeprefix("indexalg_triton.")
         by_module.setdefault(module, []).append(op)
-    lines = [f"* `{m}`: " + ", ".join(f"`{op}`" for op in ops)
-             for m, ops in sorted(by_module.items())]
+    lines = [
+        f"* `{m}`: " + ", ".join(f"`{op}`" for op in ops) for m, ops in sorted(by_module.items())
+    ]
     return "\n".join(lines) + "\n"
 
 

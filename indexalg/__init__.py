@@ -180,6 +180,7 @@ def to_sympy(e: Expr, flavor: str = "sympy", **options: Any) -> Any:
 
     return _to(e, flavor, **options)
 
+
 __all__ = [
     "Analyzer",
     "Proof",

@@ -155,9 +155,9 @@ class Analyzer:
             if hit is not None:
                 return hit
         self._check(x)
-        return simplify_in(
-            x, self._ctx, rules=rules, procedures=procedures, step_limit=step_limit
-        )[0]
+        return simplify_in(x, self._ctx, rules=rules, procedures=procedures, step_limit=step_limit)[
+            0
+        ]
 
     def simplify_result(
         self,

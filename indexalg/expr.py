@@ -88,7 +88,6 @@ MAX_DEPTH = 200
 _TABLE: weakref.WeakValueDictionary[tuple[Any, ...], Expr] = weakref.WeakValueDictionary()
 
 
-
 def _no_printer(e: Expr) -> str:  # pragma: no cover - indexalg/__init__ installs the printer
     return f"<{type(e).__name__} node>"
 

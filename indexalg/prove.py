@@ -302,8 +302,14 @@ def prove(
 def _prove(c: Expr, r: Ranges, tiers: tuple[str, ...], rlimit: int) -> Proof:
     empty = empty_domain(c, context_for(r))
     if empty is not None:
-        return Proof("vacuous", c, r, tier="interval", rlimit=rlimit,
-                     reason=f"the ranges admit no point: {empty}")
+        return Proof(
+            "vacuous",
+            c,
+            r,
+            tier="interval",
+            rlimit=rlimit,
+            reason=f"the ranges admit no point: {empty}",
+        )
     if type(c) is BoolConst:
         done = _decided(c, r, bool(c.payload), "literal", rlimit, "the claim is a literal", tiers)
         if done is not None:
@@ -341,19 +347,29 @@ def _decided(
         return Proof("proved", c, r, tier=tier, reason=reason, rlimit=rlimit)
     for point in _candidate_points(c, r):
         if _violates(c, point, r):
-            return Proof("disproved", c, r, tier=tier, counterexample=point, reason=reason,
-                         rlimit=rlimit)
+            return Proof(
+                "disproved", c, r, tier=tier, counterexample=point, reason=reason, rlimit=rlimit
+            )
     found = _z3_counterexample(c, r, rlimit) if "z3" in tiers and z3_installed() else None
     if found is not None:
-        return Proof("disproved", c, r, tier=tier, counterexample=found,
-                     reason=reason + "; counterexample from z3", rlimit=rlimit)
+        return Proof(
+            "disproved",
+            c,
+            r,
+            tier=tier,
+            counterexample=found,
+            reason=reason + "; counterexample from z3",
+            rlimit=rlimit,
+        )
     return None
 
 
 # --- the Z3 tier --------------------------------------------------------------------------------
 
-_NO_Z3 = ("no tier decided the claim, and the z3 tier needs z3, which is not installed "
-          "(the optional extra indexalg[z3])")
+_NO_Z3 = (
+    "no tier decided the claim, and the z3 tier needs z3, which is not installed "
+    "(the optional extra indexalg[z3])"
+)
 
 
 def z3_installed() -> bool:
@@ -364,7 +380,6 @@ def z3_installed() -> bool:
     except ImportError:
         return False
     return True
-
 
 
 @dataclass
@@ -390,9 +405,7 @@ def _range_constraints(enc: Any, syms: tuple[Expr, ...], r: Ranges) -> list[tupl
     return [(c, t) for c, t in out if not _is_true(t)]
 
 
-def _bound_constraints(
-    enc: Any, key: Expr, v: Any, lo: Bound, hi: Bound
-) -> list[tuple[str, Any]]:
+def _bound_constraints(enc: Any, key: Expr, v: Any, lo: Bound, hi: Bound) -> list[tuple[str, Any]]:
     """``lo <= key <= hi`` (the sides given) for the Z3 term ``v`` of ``key``, each bound
     defined."""
     out: list[tuple[str, Any]] = []
@@ -460,16 +473,35 @@ def _z3_prove(c: Expr, r: Ranges, rlimit: int) -> Proof:
     if status == "unsat":
         ranges_only = _Query(q.encoder, q.syms, q.constraints[:-1])
         if _solve(ranges_only, rlimit)[0] == "unsat":
-            return Proof("vacuous", c, r, tier="z3", rlimit=rlimit,
-                         reason="z3: the ranges admit no point where the claim is defined")
-        return Proof("proved", c, r, tier="z3", reason="z3: no counterexample exists",
-                     rlimit=rlimit)
+            return Proof(
+                "vacuous",
+                c,
+                r,
+                tier="z3",
+                rlimit=rlimit,
+                reason="z3: the ranges admit no point where the claim is defined",
+            )
+        return Proof(
+            "proved", c, r, tier="z3", reason="z3: no counterexample exists", rlimit=rlimit
+        )
     if status == "sat" and point is not None:
         if _violates(c, point, r):
-            return Proof("disproved", c, r, tier="z3", counterexample=point,
-                         reason="z3 found a counterexample", rlimit=rlimit)
-        return Proof("unknown", c, r, rlimit=rlimit,
-                     reason=f"z3 model {point} was not confirmed by the evaluator")
+            return Proof(
+                "disproved",
+                c,
+                r,
+                tier="z3",
+                counterexample=point,
+                reason="z3 found a counterexample",
+                rlimit=rlimit,
+            )
+        return Proof(
+            "unknown",
+            c,
+            r,
+            rlimit=rlimit,
+            reason=f"z3 model {point} was not confirmed by the evaluator",
+        )
     return Proof("unknown", c, r, rlimit=rlimit, reason=f"z3: {why or 'unknown'} (rlimit {rlimit})")
 
 
@@ -687,15 +719,14 @@ def _rlimit_spent(solver: Any) -> int:
     spent: int = stats.get_key_value("rlimit count")
     return spent
 
+
 #: The most points :func:`exact_bounds` enumerates with the evaluator instead of Z3.
 _MAX_ENUMERATED = 4096
 
 _TOO_LARGE = object()
 
 
-def _enumerate_optimum(
-    e: Expr, syms: tuple[Expr, ...], r: Ranges, *, maximise: bool
-) -> object:
+def _enumerate_optimum(e: Expr, syms: tuple[Expr, ...], r: Ranges, *, maximise: bool) -> object:
     """The optimum over a small domain by evaluation; None when no point is defined;
     ``_TOO_LARGE`` when the domain is not small.  A symbol with a symbolic range
     (``x in [s0 - 3, 0]``) is enumerated over its numeric interval and the points outside

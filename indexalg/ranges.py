@@ -273,7 +273,7 @@ def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None
             nxt = todo[-1].pop()
             st = state.get(nxt)
             if st == 1:
-                return [*path[path.index(nxt):], nxt]
+                return [*path[path.index(nxt) :], nxt]
             if st is None:
                 state[nxt] = 1
                 path.append(nxt)

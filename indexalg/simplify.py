@@ -477,8 +477,6 @@ def simplify(
     contract keeps them) and return its :class:`SimplifyResult`.
     """
     if stats or explain:
-        return simplify_result(
-            e, ranges, rules=rules, procedures=procedures, step_limit=step_limit
-        )
+        return simplify_result(e, ranges, rules=rules, procedures=procedures, step_limit=step_limit)
     x, ctx = _prepared(e, ranges)
     return simplify_in(x, ctx, rules=rules, procedures=procedures, step_limit=step_limit)[0]

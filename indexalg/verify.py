@@ -384,7 +384,6 @@ _CASE_LIMIT = 3_000
 _VISIT_LIMIT = 400_000
 
 
-
 def _nonlinear_vars(rule: Rule) -> tuple[Expr, ...]:
     """The pattern variables to enumerate: constants, and variables in a divisor or modulus
     position or in a product with another pattern variable.  With them fixed, the query is
@@ -541,6 +540,7 @@ def _compiled(e: Expr) -> Callable[[dict[str, int]], int]:
     if t.__name__ == "Add":
         return lambda env: c + sum(f(env) for f in parts)
     if t.__name__ == "Mul":
+
         def product(env: dict[str, int]) -> int:
             out = c
             for f in parts:
@@ -743,4 +743,3 @@ def summary(verdicts: Iterable[RuleVerdict]) -> dict[str, int]:
         if not v.decreasing:
             counts["non_decreasing"] += 1
     return dict(sorted(counts.items()))
-

@@ -225,13 +225,29 @@ def plan_access(
     tile_blocks = tuple(tiling.block(a) for a in range(tiling.ndim))
     m = decompose(access.index, loop_ranges, [n for n, _ in tiling.loops])
     if not m.ok:
-        return AccessPlan("pointer", flat, (), (), tile_blocks, (), mask=mask,
-                          reasons=(f"no block: {m.why}",), ops=ops)
+        return AccessPlan(
+            "pointer",
+            flat,
+            (),
+            (),
+            tile_blocks,
+            (),
+            mask=mask,
+            reasons=(f"no block: {m.why}",),
+            ops=ops,
+        )
     dims = axis_dims(m, tiling)
     all_dims = [d for ds in dims for d in ds]
     pointer = AccessPlan(
-        "pointer", flat, tuple(d.extent for d in all_dims), tuple(d.stride for d in all_dims),
-        tile_blocks, (), mask=mask, dims=tuple(tuple(ds) for ds in dims), ops=ops,
+        "pointer",
+        flat,
+        tuple(d.extent for d in all_dims),
+        tuple(d.stride for d in all_dims),
+        tile_blocks,
+        (),
+        mask=mask,
+        dims=tuple(tuple(ds) for ds in dims),
+        ops=ops,
     )
     why = _structured_obstacle(access, dims)
     if why is not None:
@@ -362,7 +378,8 @@ class _Block:
             base_offset=self.base,
             order=order if kind == "block_pointer" else (),
             boundary_check=tuple(i for i, k in enumerate(ordered) if k[3])
-            if kind == "block_pointer" else (),
+            if kind == "block_pointer"
+            else (),
             permute=inverse,
             reshape=reshape,
             broadcast_shape=bshape,
@@ -438,9 +455,7 @@ def _descriptor_obstacle(
         return f"no dimension has stride 1 (smallest stride {last})"
     for d, _, _, _ in dims[:-1]:
         if not _multiple_of_16(mul(d.stride, size)):
-            return (
-                f"stride {d.stride} x {size} bytes is not a multiple of 16 bytes"
-            )
+            return f"stride {d.stride} x {size} bytes is not a multiple of 16 bytes"
     if not _multiple_of_16(mul(base, size)):
         return f"base offset {base} x {size} bytes is not 16-byte aligned"
     inner = dims[-1][1]

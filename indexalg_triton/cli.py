@@ -48,8 +48,9 @@ __all__ = ["main", "build_parser"]
 _ZERO = integer(0)
 _EXPR_OPTIONS = ("--index", "--store")
 _BLOCKS = {f"{n.upper()}BLOCK": i for i, n in enumerate(AXIS_NAMES)}  # name -> axis
-_EXIT_TEXT = ("Exit statuses: 0 ok, 2 bad input, 4 a kernel did not match torch eager, "
-              "5 internal error.")
+_EXIT_TEXT = (
+    "Exit statuses: 0 ok, 2 bad input, 4 a kernel did not match torch eager, 5 internal error."
+)
 
 _PLAN_DESCRIPTION = """\
 Choose a tiling of the loop nest and plan every access under it: a tensor descriptor, a
@@ -104,8 +105,9 @@ def _int_in(lo: int, hi: int) -> Callable[[str], int]:
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, "
-                                             f"got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected an integer in {lo}..{hi}, got {text!r}"
+            ) from None
         if not lo <= v <= hi:
             raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, got {v}")
         return v
@@ -113,11 +115,20 @@ def _int_in(lo: int, hi: int) -> Callable[[str], int]:
     return read
 
 
-def _subparser(sub: argparse._SubParsersAction[_Parser], name: str, help_text: str,
-               description: str, epilog: str) -> argparse.ArgumentParser:
+def _subparser(
+    sub: argparse._SubParsersAction[_Parser],
+    name: str,
+    help_text: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
-        name, help=help_text, description=description, epilog=f"{epilog}\n{_EXIT_TEXT}",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        name,
+        help=help_text,
+        description=description,
+        epilog=f"{epilog}\n{_EXIT_TEXT}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     return p
 
 
@@ -127,67 +138,135 @@ def build_parser() -> argparse.ArgumentParser:
         description="Triton tiling and access plans from index expressions, and the "
         "built-in workloads' kernels: their source and their check against torch eager.",
         epilog="Run 'indexalg-triton COMMAND --help' for a command's options and examples. "
-        + _EXIT_TEXT)
+        + _EXIT_TEXT,
+    )
     parser.add_argument("--version", action="version", version=f"indexalg-triton {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="on an internal error, print the traceback (accepted anywhere "
-                        "on the line)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                parser_class=_Parser)
-    _add_plan(_subparser(sub, "plan", "choose a tiling and plan every access",
-                         _PLAN_DESCRIPTION, _PLAN_EPILOG))
-    _add_emit(_subparser(sub, "emit", "print a built-in workload's Triton source",
-                         _EMIT_DESCRIPTION, _EMIT_EPILOG))
-    _add_verify(_subparser(sub, "verify", "run built-in workloads and compare with torch eager",
-                           _VERIFY_DESCRIPTION, _VERIFY_EPILOG))
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal error, print the traceback (accepted anywhere on the line)",
+    )
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
+    _add_plan(
+        _subparser(
+            sub, "plan", "choose a tiling and plan every access", _PLAN_DESCRIPTION, _PLAN_EPILOG
+        )
+    )
+    _add_emit(
+        _subparser(
+            sub,
+            "emit",
+            "print a built-in workload's Triton source",
+            _EMIT_DESCRIPTION,
+            _EMIT_EPILOG,
+        )
+    )
+    _add_verify(
+        _subparser(
+            sub,
+            "verify",
+            "run built-in workloads and compare with torch eager",
+            _VERIFY_DESCRIPTION,
+            _VERIFY_EPILOG,
+        )
+    )
     return parser
 
 
 def _allow_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--allow", default=None, metavar="KINDS",
-                   help="comma-separated structured kinds the target supports, of "
-                   f"{', '.join(STRUCTURED_KINDS)}; 'none' for none (default: what the "
-                   "installed Triton supports)")
+    p.add_argument(
+        "--allow",
+        default=None,
+        metavar="KINDS",
+        help="comma-separated structured kinds the target supports, of "
+        f"{', '.join(STRUCTURED_KINDS)}; 'none' for none (default: what the "
+        "installed Triton supports)",
+    )
 
 
 def _add_plan(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index", action="append", default=[], metavar="EXPR", help="a load")
     p.add_argument("--store", action="append", default=[], metavar="EXPR", help="a store")
-    p.add_argument("-r", "--range", dest="ranges", action="append", default=[],
-                   metavar="NAME=SPEC", help="loop NAME=N (0 <= NAME < N) or a size range "
-                   "(NAME=LO..HI, either side may be empty)")
-    p.add_argument("--prefer-nd", action="store_true",
-                   help="the tiling with the most axes among those predicted no slower "
-                   "than 1-D (needs --max-tiles 2 or 3)")
-    p.add_argument("--max-tiles", type=_int_in(1, len(AXIS_NAMES)), default=2, metavar="N",
-                   help="at most N tile axes, 1-3 (default 2)")
-    p.add_argument("--dtype", default="float32", metavar="DTYPE",
-                   help=f"element type of every access, one of {', '.join(DTYPE_BYTES)} "
-                   "(default float32)")
+    p.add_argument(
+        "-r",
+        "--range",
+        dest="ranges",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="loop NAME=N (0 <= NAME < N) or a size range (NAME=LO..HI, either side may be empty)",
+    )
+    p.add_argument(
+        "--prefer-nd",
+        action="store_true",
+        help="the tiling with the most axes among those predicted no slower "
+        "than 1-D (needs --max-tiles 2 or 3)",
+    )
+    p.add_argument(
+        "--max-tiles",
+        type=_int_in(1, len(AXIS_NAMES)),
+        default=2,
+        metavar="N",
+        help="at most N tile axes, 1-3 (default 2)",
+    )
+    p.add_argument(
+        "--dtype",
+        default="float32",
+        metavar="DTYPE",
+        help=f"element type of every access, one of {', '.join(DTYPE_BYTES)} (default float32)",
+    )
     _allow_option(p)
-    p.add_argument("--block", action="append", default=[], metavar="NAME=N",
-                   help="a known block size (a power of two) of XBLOCK, YBLOCK or ZBLOCK; "
-                   "YBLOCK and ZBLOCK only where the tiling has that axis")
+    p.add_argument(
+        "--block",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="a known block size (a power of two) of XBLOCK, YBLOCK or ZBLOCK; "
+        "YBLOCK and ZBLOCK only where the tiling has that axis",
+    )
     p.add_argument("--outer-first", action="store_true", help="loops are listed outermost first")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
 def _add_emit(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workload", required=True, choices=list(WORKLOADS), metavar="NAME",
-                   help=f"one of {', '.join(WORKLOADS)}")
-    p.add_argument("--size", default="small", choices=["small", "medium", "large", "int64"],
-                   help="small, medium, large, or int64 (int8_unpack only; default small)")
+    p.add_argument(
+        "--workload",
+        required=True,
+        choices=list(WORKLOADS),
+        metavar="NAME",
+        help=f"one of {', '.join(WORKLOADS)}",
+    )
+    p.add_argument(
+        "--size",
+        default="small",
+        choices=["small", "medium", "large", "int64"],
+        help="small, medium, large, or int64 (int8_unpack only; default small)",
+    )
     _allow_option(p)
 
 
 def _add_verify(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workload", action="append", default=[], choices=list(WORKLOADS),
-                   metavar="NAME",
-                   help=f"one of {', '.join(WORKLOADS)} (repeatable; default: all)")
-    p.add_argument("--size", default="small", choices=["small", "medium"],
-                   help="small or medium (default small)")
-    p.add_argument("--all-configs", action="store_true",
-                   help="every config of the autotuning space, not only the default")
+    p.add_argument(
+        "--workload",
+        action="append",
+        default=[],
+        choices=list(WORKLOADS),
+        metavar="NAME",
+        help=f"one of {', '.join(WORKLOADS)} (repeatable; default: all)",
+    )
+    p.add_argument(
+        "--size",
+        default="small",
+        choices=["small", "medium"],
+        help="small or medium (default small)",
+    )
+    p.add_argument(
+        "--all-configs",
+        action="store_true",
+        help="every config of the autotuning space, not only the default",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -219,8 +298,13 @@ def _join_negative_values(words: list[str], parser: argparse.ArgumentParser) -> 
     while i < len(words):
         w = words[i]
         nxt = words[i + 1] if i + 1 < len(words) else None
-        if w in _EXPR_OPTIONS and nxt is not None and nxt.startswith("-") \
-                and nxt.split("=")[0] not in options and nxt != "--":
+        if (
+            w in _EXPR_OPTIONS
+            and nxt is not None
+            and nxt.startswith("-")
+            and nxt.split("=")[0] not in options
+            and nxt != "--"
+        ):
             out.append(f"{w}={nxt}")
             i += 2
             continue
@@ -266,8 +350,14 @@ def _plan(args: argparse.Namespace) -> int:
     blocks = _blocks(args.block, args.max_tiles)
     if args.prefer_nd and args.max_tiles == 1:
         raise CommandError("--prefer-nd does not apply with --max-tiles 1 (every tiling is 1-D)")
-    choice = choose_tiling(loops, accesses, max_tiles=args.max_tiles,
-                           prefer_nd=args.prefer_nd, allow=allow, block_sizes=blocks)
+    choice = choose_tiling(
+        loops,
+        accesses,
+        max_tiles=args.max_tiles,
+        prefer_nd=args.prefer_nd,
+        allow=allow,
+        block_sizes=blocks,
+    )
     _check_blocks_apply(blocks, choice)
     if args.json:
         print_json(_plan_json(choice, accesses))
@@ -278,9 +368,12 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _plan_json(choice: TilingChoice, accesses: Sequence[Access]) -> dict[str, object]:
     return {
-        "tiling": {**choice.tiling.to_json(), "cost": round(choice.cost, 4),
-                   "candidates": [{"tiling": d, "cost": c} for d, c in choice.scores],
-                   "reason": choice.reason},
+        "tiling": {
+            **choice.tiling.to_json(),
+            "cost": round(choice.cost, 4),
+            "candidates": [{"tiling": d, "cost": c} for d, c in choice.scores],
+            "reason": choice.reason,
+        },
         "accesses": [
             {"input": str(a.index), "store": a.store, "dtype": a.dtype, **p.to_json()}
             for a, p in zip(accesses, choice.plans)
@@ -311,15 +404,20 @@ def _plan_lines(p: AccessPlan) -> list[str]:
             out.append(f"dimensions {_t(p.shape)} strides {_t(p.strides)}")
     else:
         out.append(f"index {p.flat_index}")
-        out.append(f"shape {_t(p.shape)} strides {_t(p.strides)} block {_t(p.block_shape)} "
-                   f"offsets {_t(p.offsets)}"
-                   + (f" base +{p.base_offset}" if p.base_offset != _ZERO else ""))
+        out.append(
+            f"shape {_t(p.shape)} strides {_t(p.strides)} block {_t(p.block_shape)} "
+            f"offsets {_t(p.offsets)}"
+            + (f" base +{p.base_offset}" if p.base_offset != _ZERO else "")
+        )
         if p.kind == "block_pointer":
             out.append(f"order {list(p.order)} boundary_check {list(p.boundary_check)}")
         if p.permute is not None:
             out.append(f"permute {tuple(p.permute)}")
-        for label, v in (("reshape", p.reshape), ("broadcast_to", p.broadcast_shape),
-                         ("then reshape", p.final_shape)):
+        for label, v in (
+            ("reshape", p.reshape),
+            ("broadcast_to", p.broadcast_shape),
+            ("then reshape", p.final_shape),
+        ):
             if v is not None:
                 out.append(f"{label} {_t(v)}")
         if p.slices:
@@ -346,9 +444,11 @@ def _blocks(specs: Sequence[str], max_tiles: int) -> dict[str, int]:
         if name in out:
             raise RangeError(f"--block {s}: {name} is given twice")
         if _BLOCKS[name] >= max_tiles:
-            raise CommandError(f"--block {s}: a tiling of at most {max_tiles} axes "
-                               f"(--max-tiles {max_tiles}) has no {AXIS_NAMES[_BLOCKS[name]]} "
-                               "axis")
+            raise CommandError(
+                f"--block {s}: a tiling of at most {max_tiles} axes "
+                f"(--max-tiles {max_tiles}) has no {AXIS_NAMES[_BLOCKS[name]]} "
+                "axis"
+            )
         out[name] = out_val
     return out
 
@@ -360,14 +460,17 @@ def _check_blocks_apply(blocks: dict[str, int], choice: TilingChoice) -> None:
             raise CommandError(
                 f"--block {name}={v} does not apply: the chosen tiling is "
                 f"{choice.tiling.describe()}, with no {AXIS_NAMES[_BLOCKS[name]]} axis "
-                "(--prefer-nd favours tilings with more axes)")
+                "(--prefer-nd favours tilings with more axes)"
+            )
 
 
-def _loops(ranges: Ranges, order: Sequence[str], indices: Sequence[Expr], *,
-           outer_first: bool) -> list[tuple[str, Expr]]:
+def _loops(
+    ranges: Ranges, order: Sequence[str], indices: Sequence[Expr], *, outer_first: bool
+) -> list[tuple[str, Expr]]:
     """The loop variables in the order given (see ``plan --help``)."""
-    referenced = {s for lo_hi in ranges.values() for b in lo_hi if b is not None
-                  for s in b.free_symbols}
+    referenced = {
+        s for lo_hi in ranges.values() for b in lo_hi if b is not None for s in b.free_symbols
+    }
     used = {s for e in indices for s in e.free_symbols}
     loops: list[tuple[str, Expr]] = []
     for sym in (Symbol(n) for n in order):

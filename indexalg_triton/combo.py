@@ -105,8 +105,9 @@ class ComboKernel:
     num_warps: int
     order: tuple[int, ...]
     # the direct launcher of the last specialisation launch_combo compiled (no tensors held)
-    _direct: list[runtime.DirectLauncher] = field(default_factory=list, compare=False,
-                                                  hash=False, repr=False)
+    _direct: list[runtime.DirectLauncher] = field(
+        default_factory=list, compare=False, hash=False, repr=False
+    )
 
     @property
     def grid(self) -> int:
@@ -123,8 +124,9 @@ class ComboKernel:
         args = _combo_args(self, tensors)
         dev = str(args[0][1].device.type)
         kernel = runtime.compile_source(self.source, self.name, interpret=dev == "cpu")
-        return runtime.bind_kernel(self.name, kernel, (self.grid,), args,
-                                   {"num_warps": self.num_warps})
+        return runtime.bind_kernel(
+            self.name, kernel, (self.grid,), args, {"num_warps": self.num_warps}
+        )
 
 
 def _pow2_at_least(n: int) -> int:
@@ -140,8 +142,12 @@ def part_config(spec: KernelSpec, *, num_warps: int = 4, max_xblock: int = 1024)
     ``spec`` 2-D, else 1-D; block sizes by size class (see the module docstring)."""
     groups = tiling_groups(spec, ())
     if len(groups) == 1:
-        return Config.of(num_warps, structured=False, flat=True,
-                         XBLOCK=_clamp_pow2(spec.numel(), MIN_XBLOCK, max_xblock))
+        return Config.of(
+            num_warps,
+            structured=False,
+            flat=True,
+            XBLOCK=_clamp_pow2(spec.numel(), MIN_XBLOCK, max_xblock),
+        )
     sizes = dict(spec.loops)
     numels = []
     for g in groups:
@@ -151,13 +157,24 @@ def part_config(spec: KernelSpec, *, num_warps: int = 4, max_xblock: int = 1024)
         numels.append(n)
     # groups are outermost first; the x axis (the tile's first) is the innermost group
     x, y = numels[-1], numels[0]
-    return Config.of(num_warps, structured=False, XBLOCK=_clamp_pow2(x, MIN_TILE, MAX_TILE),
-                     YBLOCK=_clamp_pow2(y, MIN_TILE, MAX_TILE))
+    return Config.of(
+        num_warps,
+        structured=False,
+        XBLOCK=_clamp_pow2(x, MIN_TILE, MAX_TILE),
+        YBLOCK=_clamp_pow2(y, MIN_TILE, MAX_TILE),
+    )
 
 
-def combine(specs: Sequence[KernelSpec], *, name: str = "combo", xblock: int | None = None,
-            num_warps: int = 4, index_dtype: str | None = None, max_xblock: int = 1024,
-            configs: Sequence[Config | None] | None = None) -> ComboKernel:
+def combine(
+    specs: Sequence[KernelSpec],
+    *,
+    name: str = "combo",
+    xblock: int | None = None,
+    num_warps: int = 4,
+    index_dtype: str | None = None,
+    max_xblock: int = 1024,
+    configs: Sequence[Config | None] | None = None,
+) -> ComboKernel:
     """One combo kernel over ``specs`` (pointwise, at least one).  Each part's config is
     ``configs[i]`` when given, else ``Config.of(num_warps, XBLOCK=xblock)`` 1-D for every
     part when ``xblock`` (a power of two) is given, else :func:`part_config`."""
@@ -169,18 +186,22 @@ def combine(specs: Sequence[KernelSpec], *, name: str = "combo", xblock: int | N
         raise ConfigError(f"combo {name}: {len(specs)} specs, {len(configs)} configs")
     for s in specs:
         if s.is_reduction:
-            raise SpecError(f"kernel {s.name} is a reduction; combo kernels fuse "
-                                        "pointwise kernels only")
+            raise SpecError(
+                f"kernel {s.name} is a reduction; combo kernels fuse pointwise kernels only"
+            )
     sources: list[tuple[KernelSpec, KernelSource]] = []
     for i, s in enumerate(specs):
         cfg = configs[i] if configs is not None else None
         if cfg is None:
-            cfg = (Config.of(num_warps, structured=False, flat=True, XBLOCK=xblock)
-                   if xblock is not None else part_config(s, num_warps=num_warps,
-                                                          max_xblock=max_xblock))
+            cfg = (
+                Config.of(num_warps, structured=False, flat=True, XBLOCK=xblock)
+                if xblock is not None
+                else part_config(s, num_warps=num_warps, max_xblock=max_xblock)
+            )
         part_spec = replace(s, name=f"{name}_p{i}")
-        sources.append((part_spec, generate(part_spec, cfg, kinds=(), index_dtype=index_dtype,
-                                            part=True)))
+        sources.append(
+            (part_spec, generate(part_spec, cfg, kinds=(), index_dtype=index_dtype, part=True))
+        )
     # program order: the largest blocks first (the longest programs start first), then as given
     order = tuple(sorted(range(len(specs)), key=lambda i: (-_block_elems(sources[i][1]), i)))
     starts: dict[int, int] = {}
@@ -193,8 +214,11 @@ def combine(specs: Sequence[KernelSpec], *, name: str = "combo", xblock: int | N
     lines = [
         f"# combo kernel {name}: {len(parts)} parts, {start} programs, num_warps={num_warps}",
         "# parts in program order (start, programs, blocks):",
-        *(f"#   part {i}: {parts[i].start} +{parts[i].programs} "
-          f"{' '.join(f'{k}={v}' for k, v in parts[i].blocks)}" for i in order),
+        *(
+            f"#   part {i}: {parts[i].start} +{parts[i].programs} "
+            f"{' '.join(f'{k}={v}' for k, v in parts[i].blocks)}"
+            for i in order
+        ),
         "@triton.jit",
         f"def {name}({', '.join(args)}):",
         "    pid = tl.program_id(0)",
@@ -218,8 +242,11 @@ def _dispatch(lines: list[str], parts: list[ComboPart], index: list[int], depth:
     pad = "    " * depth
     if len(parts) == 1:
         p, i = parts[0], index[0]
-        call = [f"p{i}_{b.name}" for b in p.spec.buffers] + [str(p.start)] \
+        call = (
+            [f"p{i}_{b.name}" for b in p.spec.buffers]
+            + [str(p.start)]
             + [str(v) for _, v in p.blocks]
+        )
         lines.append(f"{pad}# part {i}: {p.spec.describe()}")
         lines.append(f"{pad}{p.spec.name}({', '.join(call)})")
         return
@@ -230,18 +257,17 @@ def _dispatch(lines: list[str], parts: list[ComboPart], index: list[int], depth:
     _dispatch(lines, parts[mid:], index[mid:], depth + 1)
 
 
-def _combo_args(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]
-                ) -> list[tuple[str, Any]]:
+def _combo_args(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     """The kernel's ``(name, tensor)`` arguments in order."""
     if len(tensors) != len(combo.parts):
         raise LaunchError(
-            f"combo {combo.name} has {len(combo.parts)} parts, got {len(tensors)} tensor sets")
+            f"combo {combo.name} has {len(combo.parts)} parts, got {len(tensors)} tensor sets"
+        )
     args: list[tuple[str, Any]] = []
     for i, (p, ts) in enumerate(zip(combo.parts, tensors)):
         for b in p.spec.buffers:
             if b.name not in ts:
-                raise LaunchError(f"combo {combo.name} part {i}: no tensor for "
-                                            f"{b.name!r}")
+                raise LaunchError(f"combo {combo.name} part {i}: no tensor for {b.name!r}")
             args.append((f"p{i}_{b.name}", ts[b.name]))
     return args
 
@@ -256,8 +282,7 @@ def launch_combo(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]) -> No
     repeated launches on the same tensors, :meth:`ComboKernel.bind` once and call that."""
     if len(tensors) == len(combo.parts) and combo._direct:
         try:
-            values = [tensors[i][b.name] for i, p in enumerate(combo.parts)
-                      for b in p.spec.buffers]
+            values = [tensors[i][b.name] for i, p in enumerate(combo.parts) for b in p.spec.buffers]
         except (KeyError, TypeError, IndexError):
             values = []
         if values and combo._direct[0].launch(values):
@@ -265,15 +290,17 @@ def launch_combo(combo: ComboKernel, tensors: Sequence[Mapping[str, Any]]) -> No
     args = _combo_args(combo, tensors)
     dev = str(args[0][1].device.type)
     kernel = runtime.compile_source(combo.source, combo.name, interpret=dev == "cpu")
-    compiled = runtime.run_kernel(combo.name, kernel, (combo.grid,), args,
-                                  {"num_warps": combo.num_warps})
+    compiled = runtime.run_kernel(
+        combo.name, kernel, (combo.grid,), args, {"num_warps": combo.num_warps}
+    )
     direct = runtime.direct_launcher(kernel, compiled, (combo.grid,), [v for _, v in args])
     if direct is not None:
         combo._direct[:] = [direct]
 
 
-def foreach_add_spec(name: str, shape: Sequence[int], alpha: float = 1.0,
-                     dtype: str = "float32") -> KernelSpec:
+def foreach_add_spec(
+    name: str, shape: Sequence[int], alpha: float = 1.0, dtype: str = "float32"
+) -> KernelSpec:
     """``out = a + alpha * b`` over contiguous tensors of ``shape`` (one part of
     ``torch._foreach_add(as, bs, alpha=alpha)``)."""
     view = View.of(list(shape), dtype=dtype)
@@ -288,8 +315,9 @@ def foreach_add_spec(name: str, shape: Sequence[int], alpha: float = 1.0,
     return b.build()
 
 
-def transpose_add_spec(name: str, rows: int, cols: int, alpha: float = 1.0,
-                       dtype: str = "float32") -> KernelSpec:
+def transpose_add_spec(
+    name: str, rows: int, cols: int, alpha: float = 1.0, dtype: str = "float32"
+) -> KernelSpec:
     """``out = a.t() + alpha * b``: ``a`` contiguous ``(cols, rows)``, ``b`` and ``out``
     contiguous ``(rows, cols)`` (a transposed read: the planner tiles it 2-D)."""
     view = View.of([rows, cols], dtype=dtype)

@@ -186,16 +186,28 @@ def active_printer() -> DebugPrinter | None:
 
 @contextmanager
 def debug_printing(
-    enabled: bool = True, *, kernels: Sequence[str] | None = None, stream: TextIO | None = None,
-    small: int = 16, save_dir: str | Path | None = None,
+    enabled: bool = True,
+    *,
+    kernels: Sequence[str] | None = None,
+    stream: TextIO | None = None,
+    small: int = 16,
+    save_dir: str | Path | None = None,
 ) -> Iterator[DebugPrinter | None]:
     """Print every launch inside the block (``enabled=False``: print none, whatever the
     environment says); ``kernels`` filters by kernel name; ``save_dir`` also saves ``.pt``
     files.  Yields the printer (None when disabled)."""
     if small < 0:
         raise ConfigError(f"small must be >= 0, got {small}")
-    printer = DebugPrinter(tuple(kernels) if kernels is not None else None, stream, small,
-                           Path(save_dir) if save_dir is not None else None) if enabled else None
+    printer = (
+        DebugPrinter(
+            tuple(kernels) if kernels is not None else None,
+            stream,
+            small,
+            Path(save_dir) if save_dir is not None else None,
+        )
+        if enabled
+        else None
+    )
     _OVERRIDE.append(printer)
     try:
         yield printer

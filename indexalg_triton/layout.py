@@ -78,9 +78,7 @@ class View:
         sz = tuple(as_expr(s) for s in sizes)
         st = contiguous_strides(sz) if strides is None else tuple(as_expr(s) for s in strides)
         if len(st) != len(sz):
-            raise SpecError(
-                f"a view needs one stride per size: {len(sz)} sizes, {len(st)} strides"
-            )
+            raise SpecError(f"a view needs one stride per size: {len(sz)} sizes, {len(st)} strides")
         dtype_bytes(dtype)
         return View(sz, st, as_expr(offset), dtype)
 

@@ -93,11 +93,9 @@ def looped_config(spec: KernelSpec, rblock: int = 2048) -> Config:
     assert spec.reduction is not None
     rnumel = spec.reduction[1]
     if rnumel < 2:
-        raise ConfigError(f"kernel {spec.name}: a reduction of {rnumel} element "
-                                    "has no looped form")
+        raise ConfigError(f"kernel {spec.name}: a reduction of {rnumel} element has no looped form")
     rb = min(_pow2(rblock), 1 << ((rnumel // 2).bit_length() - 1))
-    return Config.of(4 if rb <= 512 else 8, XBLOCK=1 if rb >= 512 else max(1, 512 // rb),
-                     RBLOCK=rb)
+    return Config.of(4 if rb <= 512 else 8, XBLOCK=1 if rb >= 512 else max(1, 512 // rb), RBLOCK=rb)
 
 
 def shape_key(tensors: Mapping[str, Any], names: tuple[str, ...]) -> tuple[object, ...]:
@@ -117,6 +115,7 @@ def _unused(src: KernelSource) -> tuple[str, ...]:
 
 def _default_timer(dev: str) -> Timer:
     if dev == "cuda":
+
         def gpu(fn: Callable[[], None]) -> float:
             from triton.testing import do_bench
 
@@ -146,8 +145,14 @@ def _launcher(src: KernelSource, tensors: Mapping[str, Any]) -> Callable[[], Non
 class MultiKernel:
     """Both variants of a reduction ``spec`` with one argument list (module docstring)."""
 
-    def __init__(self, spec: KernelSpec, *, persistent: Config | None = None,
-                 looped: Config | None = None, kinds: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        spec: KernelSpec,
+        *,
+        persistent: Config | None = None,
+        looped: Config | None = None,
+        kinds: tuple[str, ...] = (),
+    ) -> None:
         if spec.reduction is None:
             raise SpecError(f"kernel {spec.name} has no reduction loop")
         self.spec = spec
@@ -155,22 +160,22 @@ class MultiKernel:
         l_cfg = looped or looped_config(spec)
         rnumel = spec.reduction[1]
         if p_cfg.block("RBLOCK") < rnumel:
-            raise ConfigError(f"persistent config {p_cfg.describe()} does not cover "
-                                        f"rnumel {rnumel}")
+            raise ConfigError(
+                f"persistent config {p_cfg.describe()} does not cover rnumel {rnumel}"
+            )
         if l_cfg.block("RBLOCK") >= rnumel:
-            raise ConfigError(f"looped config {l_cfg.describe()} does not loop over "
-                                        f"rnumel {rnumel}")
+            raise ConfigError(
+                f"looped config {l_cfg.describe()} does not loop over rnumel {rnumel}"
+            )
         self.variants: dict[str, KernelSource] = {
             "persistent": generate(spec, p_cfg, kinds=kinds),
             "looped": generate(spec, l_cfg, kinds=kinds),
         }
         sigs = {k: v.arg_names for k, v in self.variants.items()}
         if sigs["persistent"] != sigs["looped"]:
-            raise ConfigError(f"kernel {spec.name}: the variants' argument lists "
-                                        f"differ: {sigs}")
+            raise ConfigError(f"kernel {spec.name}: the variants' argument lists differ: {sigs}")
         #: per variant, the arguments its body never names (kept in the signature)
-        self.unused: dict[str, tuple[str, ...]] = {k: _unused(v)
-                                                   for k, v in self.variants.items()}
+        self.unused: dict[str, tuple[str, ...]] = {k: _unused(v) for k, v in self.variants.items()}
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -179,8 +184,9 @@ class MultiKernel:
     def _key(self, tensors: Mapping[str, Any]) -> tuple[object, ...]:
         import hashlib
 
-        digest = hashlib.sha256("".join(v.source for v in self.variants.values())
-                                .encode()).hexdigest()[:16]
+        digest = hashlib.sha256(
+            "".join(v.source for v in self.variants.values()).encode()
+        ).hexdigest()[:16]
         return (self.spec.name, digest, shape_key(tensors, self.arg_names))
 
     def choice(self, tensors: Mapping[str, Any]) -> Choice | None:
@@ -191,8 +197,7 @@ class MultiKernel:
         """Launch the variant chosen for these shapes (timing both first when unknown)."""
         missing = [n for n in self.arg_names if n not in tensors]
         if missing:
-            raise LaunchError(f"multi-kernel {self.spec.name}: no tensor for "
-                                        f"{missing}")
+            raise LaunchError(f"multi-kernel {self.spec.name}: no tensor for {missing}")
         key = self._key(tensors)
         hit = _CHOICES.get(key)
         if hit is None:

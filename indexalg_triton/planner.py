@@ -204,7 +204,7 @@ def choose_tiling(
         best = max(ok, key=lambda s: (s[0].ndim, -s[2]))
         why = "prefer-N-D: most axes among tilings predicted no slower than 1-D"
     else:
-        best = min(scored, key=lambda s: (s[2] if s[0].ndim == 1 else s[2] / (1 - ND_MARGIN)))
+        best = min(scored, key=lambda s: s[2] if s[0].ndim == 1 else s[2] / (1 - ND_MARGIN))
         why = "lowest predicted cost (N-D must beat 1-D by 10%)"
     return TilingChoice(best[0], best[1], best[2], scores, why)
 
@@ -250,8 +250,9 @@ def split_factor(programs: int, rnumel: int) -> int:
     return n
 
 
-def plan_reduction(xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int,
-                   splittable: bool) -> ReductionPlan:
+def plan_reduction(
+    xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int, splittable: bool
+) -> ReductionPlan:
     """The reduction model: row reductions (r contiguous) persistent while one program holds
     a row (``RBLOCK`` = r padded to a power of two, up to 32768), looped otherwise; column
     reductions looped over r in ``[XBLOCK, RBLOCK]`` tiles of 4096 elements; either split
@@ -266,22 +267,29 @@ def plan_reduction(xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int,
             out.append((16 if rpow >= 8192 else 8, {"XBLOCK": 1, "RBLOCK": rpow}))
             if rpow <= 4096:
                 out.append((8, {"XBLOCK": max(1, 4096 // rpow), "RBLOCK": rpow}))
-        out += [(8, {"XBLOCK": 1, "RBLOCK": min(rpow, 4096)}),
-                (8, {"XBLOCK": 4, "RBLOCK": min(rpow, 1024)}),
-                (4, {"XBLOCK": 8, "RBLOCK": min(rpow, 512)})]
+        out += [
+            (8, {"XBLOCK": 1, "RBLOCK": min(rpow, 4096)}),
+            (8, {"XBLOCK": 4, "RBLOCK": min(rpow, 1024)}),
+            (4, {"XBLOCK": 8, "RBLOCK": min(rpow, 512)}),
+        ]
         if 512 <= rpow <= 4096:  # one warp per 32 elements (Inductor's short-row rule)
             out.append((max(1, rpow // 1024), {"XBLOCK": 1, "RBLOCK": rpow}))
         if 2048 <= rpow <= 4096:
             out.append((16, {"XBLOCK": 1, "RBLOCK": rpow}))
-        reason = ("row reduction: persistent, one program per row" if rpow <= 32768
-                  else "row reduction: looped (a row exceeds one program's 32768 elements)")
+        reason = (
+            "row reduction: persistent, one program per row"
+            if rpow <= 32768
+            else "row reduction: looped (a row exceeds one program's 32768 elements)"
+        )
         few_long = rpow > 32768 or (xnumel < SM_COUNT and rnumel >= 16 * MIN_SPLIT_CHUNK)
         n = split_factor(xnumel, rnumel) if splittable and few_long else 1
         if n > 1:
             split = (16, {"XBLOCK": 1, "RBLOCK": min(4096, _pow2(rnumel // n)), "SPLIT": n})
             out.insert(0, split)
-            reason = (f"row reduction with {xnumel} rows for {SM_COUNT} SMs: split {n} ways "
-                      f"(chunks of {rnumel // n})")
+            reason = (
+                f"row reduction with {xnumel} rows for {SM_COUNT} SMs: split {n} ways "
+                f"(chunks of {rnumel // n})"
+            )
         return ReductionPlan(tuple(_unique(out)), reason)
     looped: list[ReductionConfig] = [
         (8, {"XBLOCK": 64, "RBLOCK": min(rpow, 64)}),
@@ -289,7 +297,8 @@ def plan_reduction(xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int,
         (4, {"XBLOCK": 32, "RBLOCK": min(rpow, 64)}),
         (8, {"XBLOCK": 256, "RBLOCK": min(rpow, 16)}),
         (8, {"XBLOCK": 32, "RBLOCK": min(rpow, 128)}),
-        (4, {"XBLOCK": 16, "RBLOCK": min(rpow, 128)})]
+        (4, {"XBLOCK": 16, "RBLOCK": min(rpow, 128)}),
+    ]
     persistent: list[ReductionConfig] = []
     if 64 < rpow <= 4096:  # one read of each value; rows of >= 32 bytes per tile row
         for elems, warps in ((16384, 8), (32768, 16)):
@@ -301,16 +310,21 @@ def plan_reduction(xnumel: int, rnumel: int, *, contiguous: bool, itemsize: int,
     if n > 1:
         # tiles of 8192 elements (on the H200, col_mean's partial kernel took 138 µs at
         # 64 x 128 or 128 x 64 and 141 µs at 64 x 64, splits of 4 and 8 alike)
-        splits = [(8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n}),
-                  (8, {"XBLOCK": 128, "RBLOCK": 64, "SPLIT": n}),
-                  (8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": n})]
+        splits = [
+            (8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n}),
+            (8, {"XBLOCK": 128, "RBLOCK": 64, "SPLIT": n}),
+            (8, {"XBLOCK": 64, "RBLOCK": 64, "SPLIT": n}),
+        ]
         if n >= 4:
             splits.append((8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n // 2}))
-        return ReductionPlan(tuple(_unique([*splits, *looped, *persistent])),
-                             f"column reduction: {programs} programs of 64 columns for "
-                             f"{SM_COUNT} SMs: split {n} ways (chunks of {rnumel // n})")
-    return ReductionPlan(tuple(_unique([*looped, *persistent])),
-                         "column reduction: looped over r in 64 x 64 tiles")
+        return ReductionPlan(
+            tuple(_unique([*splits, *looped, *persistent])),
+            f"column reduction: {programs} programs of 64 columns for "
+            f"{SM_COUNT} SMs: split {n} ways (chunks of {rnumel // n})",
+        )
+    return ReductionPlan(
+        tuple(_unique([*looped, *persistent])), "column reduction: looped over r in 64 x 64 tiles"
+    )
 
 
 def _unique(cs: list[ReductionConfig]) -> list[ReductionConfig]:

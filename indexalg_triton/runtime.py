@@ -111,7 +111,8 @@ def compile_source(source: str, kernel_name: str, *, interpret: bool | None = No
             tmp.write_text(source)
             tmp.replace(path)
         spec = importlib.util.spec_from_file_location(
-            f"indexalg_kernel_{digest}_{int(interpret)}", path)
+            f"indexalg_kernel_{digest}_{int(interpret)}", path
+        )
         if spec is None or spec.loader is None:  # pragma: no cover - a file we just wrote
             raise LaunchError(f"cannot import the generated kernel {path}")
         mod = importlib.util.module_from_spec(spec)
@@ -137,8 +138,13 @@ def set_allocator(dev: str) -> None:
     _ALLOCATOR_SET = True
 
 
-def run_kernel(name: str, kernel: Any, grid: tuple[int, ...],
-               args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> Any:
+def run_kernel(
+    name: str,
+    kernel: Any,
+    grid: tuple[int, ...],
+    args: Sequence[tuple[str, Any]],
+    meta: Mapping[str, Any],
+) -> Any:
     """Launch ``kernel[grid](*values, **meta)``; ``args`` are the ``(name, value)`` pairs of
     its arguments in order.  The debug printer, when active for ``name``, dumps every argument
     before and after the launch (see :mod:`indexalg_triton.debug`).  Returns what the launch
@@ -170,8 +176,16 @@ class DirectLauncher:
 
     __slots__ = ("run", "grid3", "rest", "stream", "device", "knobs", "signature")
 
-    def __init__(self, run: Any, grid: tuple[int, ...], function: Any, packed: Any,
-                 device: int, knobs: Any, signature: tuple[tuple[Any, bool], ...]) -> None:
+    def __init__(
+        self,
+        run: Any,
+        grid: tuple[int, ...],
+        function: Any,
+        packed: Any,
+        device: int,
+        knobs: Any,
+        signature: tuple[tuple[Any, bool], ...],
+    ) -> None:
         g = [*grid, 1, 1, 1][:3]
         self.run = run
         self.grid3 = (g[0], g[1], g[2])
@@ -211,16 +225,21 @@ class DirectLauncher:
         return True
 
 
-def direct_launcher(kernel: Any, compiled: Any, grid: tuple[int, ...],
-                    values: Sequence[Any]) -> DirectLauncher | None:
+def direct_launcher(
+    kernel: Any, compiled: Any, grid: tuple[int, ...], values: Sequence[Any]
+) -> DirectLauncher | None:
     """The :class:`DirectLauncher` of ``compiled`` (what launching ``kernel`` on ``values``
     through :func:`run_kernel` returned), or None where this path does not apply: no compiled
     kernel (the interpreter), a ``constexpr`` parameter or a non-tensor argument (the launcher
     would need Triton's own argument handling), or a Triton whose compiled kernel differs."""
     params = getattr(kernel, "params", None)
-    if (compiled is None or params is None or len(params) != len(values)
-            or any(getattr(p, "is_constexpr", True) for p in params)
-            or not all(hasattr(v, "data_ptr") and hasattr(v, "dtype") for v in values)):
+    if (
+        compiled is None
+        or params is None
+        or len(params) != len(values)
+        or any(getattr(p, "is_constexpr", True) for p in params)
+        or not all(hasattr(v, "data_ptr") and hasattr(v, "dtype") for v in values)
+    ):
         return None
     try:
         from triton import knobs
@@ -244,8 +263,14 @@ class BoundLaunch:
 
     __slots__ = ("name", "kernel", "grid", "args", "meta", "direct", "_pointers")
 
-    def __init__(self, name: str, kernel: Any, grid: tuple[int, ...],
-                 args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        kernel: Any,
+        grid: tuple[int, ...],
+        args: Sequence[tuple[str, Any]],
+        meta: Mapping[str, Any],
+    ) -> None:
         self.name = name
         self.kernel = kernel
         self.grid = grid
@@ -290,8 +315,13 @@ def _hooks_idle(runtime_knobs: Any) -> bool:
     return True
 
 
-def bind_kernel(name: str, kernel: Any, grid: tuple[int, ...],
-                args: Sequence[tuple[str, Any]], meta: Mapping[str, Any]) -> BoundLaunch:
+def bind_kernel(
+    name: str,
+    kernel: Any,
+    grid: tuple[int, ...],
+    args: Sequence[tuple[str, Any]],
+    meta: Mapping[str, Any],
+) -> BoundLaunch:
     """A :class:`BoundLaunch` of ``kernel`` on ``args`` (launched through :func:`run_kernel`
     the first time, directly afterwards where it can be)."""
     return BoundLaunch(name, kernel, grid, args, meta)
@@ -316,18 +346,27 @@ def launch(src: KernelSource, tensors: Mapping[str, Any]) -> None:
     if src.stages:  # a split reduction: its kernels in order, over fresh workspaces
         import torch
 
-        scratch = {b.name: torch.empty([int(s.payload) for s in b.view.sizes],  # type: ignore[attr-defined]
-                                       dtype=getattr(torch, b.dtype),
-                                       device=tensors[src.arg_names[0]].device)
-                   for b in src.workspaces}
+        scratch = {
+            b.name: torch.empty(
+                [int(s.payload) for s in b.view.sizes],  # type: ignore[attr-defined]
+                dtype=getattr(torch, b.dtype),
+                device=tensors[src.arg_names[0]].device,
+            )
+            for b in src.workspaces
+        }
         for stage in src.stages:
             launch(stage, {**tensors, **scratch})
         return
     set_allocator(dev)
     kernel = compile_kernel(src, interpret=dev == "cpu")
     args = [(n, tensors[n]) for n in src.arg_names]
-    run_kernel(src.kernel_name, kernel, (src.grid,), args,
-               {**dict(src.config.blocks), "num_warps": src.config.num_warps})
+    run_kernel(
+        src.kernel_name,
+        kernel,
+        (src.grid,),
+        args,
+        {**dict(src.config.blocks), "num_warps": src.config.num_warps},
+    )
 
 
 def make_outputs(spec: KernelSpec, dev: str, *, poison: bool = True) -> dict[str, Any]:
@@ -367,8 +406,9 @@ def compare(out: Any, ref64: Any, eager: Any, *, reduction: bool) -> Comparison:
     import torch
 
     if out.shape != eager.shape:
-        return Comparison(False, float("inf"), 0.0, f"shape {tuple(out.shape)} != "
-                          f"{tuple(eager.shape)}")
+        return Comparison(
+            False, float("inf"), 0.0, f"shape {tuple(out.shape)} != {tuple(eager.shape)}"
+        )
     if not out.dtype.is_floating_point:
         bad = int((out != eager).sum())
         return Comparison(bad == 0, float(bad), 0.0, f"{bad} elements differ (exact)")
@@ -391,8 +431,13 @@ def compare(out: Any, ref64: Any, eager: Any, *, reduction: bool) -> Comparison:
         err = float(mine.max())
         excess = float((mine - theirs).max())
         ok = excess <= 1.0
-        return Comparison(ok, err, 1.0, f"max error {err:.3g} ulp of {out.dtype}"
-                          + ("" if err <= 1.0 else f" (eager's own error + {excess:.3g})"))
+        return Comparison(
+            ok,
+            err,
+            1.0,
+            f"max error {err:.3g} ulp of {out.dtype}"
+            + ("" if err <= 1.0 else f" (eager's own error + {excess:.3g})"),
+        )
     diff = _absdiff(o, r)
     if reduction:
         scale = float(_finite(r).abs().max()) if r.numel() else 1.0
@@ -409,9 +454,13 @@ def compare(out: Any, ref64: Any, eager: Any, *, reduction: bool) -> Comparison:
         scale = float(_finite(r).abs().max())
         allowed = 1e-5 * _finite(r).abs() + 2 * _absdiff(e, r) + 1e-6 * scale
         err = float((diff / allowed.clamp_min(1e-300)).max())
-        return Comparison(err <= 1.0, err, 1.0,
-                          f"error {err:.3g} of the allowed (1e-5 per element + eager's own "
-                          "error + 1e-6 of the largest magnitude)")
+        return Comparison(
+            err <= 1.0,
+            err,
+            1.0,
+            f"error {err:.3g} of the allowed (1e-5 per element + eager's own "
+            "error + 1e-6 of the largest magnitude)",
+        )
     return Comparison(err <= tol, err, tol, f"relative error {err:.3g} {what} (<= {tol:g})")
 
 
@@ -454,8 +503,10 @@ class Verification:
         status = "ok  " if self.ok else "FAIL"
         kinds = ",".join(sorted(dict.fromkeys(self.kinds)))
         what = "; ".join(c.detail for c in self.comparisons) or self.error
-        return (f"{status} {self.name:<28} {self.device:<11} {self.index_dtype:<5} "
-                f"[{kinds}] {self.config}: {what}")
+        return (
+            f"{status} {self.name:<28} {self.device:<11} {self.index_dtype:<5} "
+            f"[{kinds}] {self.config}: {what}"
+        )
 
 
 def verify(
@@ -477,8 +528,14 @@ def verify(
     tensors = dict(zip([b.name for b in spec.inputs], inputs))
     outs = make_outputs(spec, dev)
     tensors.update(outs)
-    v = Verification(name, False, "gpu" if dev == "cuda" else "interpreter",
-                     src.config.describe(), src.index_dtype, src.kinds)
+    v = Verification(
+        name,
+        False,
+        "gpu" if dev == "cuda" else "interpreter",
+        src.config.describe(),
+        src.index_dtype,
+        src.kinds,
+    )
     try:
         launch(src, tensors)
         if dev == "cuda":
@@ -497,19 +554,25 @@ def verify(
     return v
 
 
-def bench_kernel(src: KernelSource, tensors: Mapping[str, Any], *, rep: int = 100,
-                 warmup: int = 25) -> float:
+def bench_kernel(
+    src: KernelSource, tensors: Mapping[str, Any], *, rep: int = 100, warmup: int = 25
+) -> float:
     """Median time in milliseconds of one launch (``triton.testing.do_bench``)."""
     from triton.testing import do_bench
 
     launch(src, tensors)
-    return float(do_bench(lambda: launch(src, tensors), warmup=warmup, rep=rep,
-                          return_mode="median"))
+    return float(
+        do_bench(lambda: launch(src, tensors), warmup=warmup, rep=rep, return_mode="median")
+    )
 
 
 def autotune(
-    spec: KernelSpec, tensors: Mapping[str, Any], *, kinds: Sequence[str] | None = None,
-    configs: Sequence[Config] | None = None, rep: int = 40,
+    spec: KernelSpec,
+    tensors: Mapping[str, Any],
+    *,
+    kinds: Sequence[str] | None = None,
+    configs: Sequence[Config] | None = None,
+    rep: int = 40,
 ) -> tuple[Config, list[tuple[Config, float]]]:
     """The fastest config of ``spec`` on ``tensors`` (GPU only), with every timing (ms);
     a config that fails to compile or launch is skipped.  Cached per spec and kind set."""

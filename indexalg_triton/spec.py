@@ -73,7 +73,6 @@ __all__ = [
 Operand = Union[str, int, float, bool]
 
 
-
 @dataclass(frozen=True)
 class Elementwise:
     """One elementwise kind: the one row that spec validation, value emission
@@ -305,8 +304,11 @@ class KernelSpec:
             syms = o.index.free_symbols if o.index is not None else ()
             if o.guard is not None:
                 syms = (*syms, *o.guard.free_symbols)
-            if (r in syms or any(isinstance(a, str) and a in inner for a in o.args)
-                    or any(s.payload in inner for s in syms)):
+            if (
+                r in syms
+                or any(isinstance(a, str) and a in inner for a in o.args)
+                or any(s.payload in inner for s in syms)
+            ):
                 inner.add(o.name)
         return frozenset(inner)
 
@@ -363,8 +365,9 @@ def _validate_names(spec: KernelSpec) -> dict[str, str]:
     return names
 
 
-def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[str],
-                 dtypes: dict[str, str]) -> None:
+def _validate_op(
+    spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[str], dtypes: dict[str, str]
+) -> None:
     """One op, after those before it (their values are in ``dtypes``); records its values."""
     _check_name(o.name, "value")
     if o.name in names:
@@ -382,8 +385,7 @@ def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[
             if not o.guard.is_bool:
                 raise ExprTypeError(f"the guard of {o.name} is not a claim: {o.guard}")
             if not {s.payload for s in o.guard.free_symbols} <= loop_syms:
-                raise SpecError(
-                    f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
+                raise SpecError(f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
     elif o.guard is not None:
         raise SpecError(f"{o.kind} {o.name} has a guard (only loads do)")
     if o.kind in ("load", "index"):
@@ -392,9 +394,7 @@ def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[
         for sym in o.index.free_symbols:
             used: str = sym.payload
             if used not in loop_syms and used not in dtypes:
-                raise SpecError(
-                    f"the index of {o.name} mentions {used}, not a loop or value"
-                )
+                raise SpecError(f"the index of {o.name} mentions {used}, not a loop or value")
             if used in dtypes and (is_float(dtypes[used]) or dtypes[used] == "bool"):
                 raise ExprTypeError(f"{o.name} indexes with the non-integer {used}")
     elif o.kind == "check":
@@ -407,15 +407,13 @@ def _validate_op(spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[
             raise SpecError(f"{o.kind} {o.name} takes one operand")
         want = len(MULTI_OUTPUT.get(o.kind, ()))
         if len(o.results) != want:
-            raise SpecError(
-                f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
+            raise SpecError(f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
         if want and not is_float(o.dtype):
             raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
     elif o.kind in ELEMENTWISE:
         if len(o.args) != ELEMENTWISE[o.kind].arity:
             raise SpecError(
-                f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind].arity} operands, got "
-                f"{len(o.args)}"
+                f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind].arity} operands, got {len(o.args)}"
             )
     else:
         raise SpecError(f"unknown op kind {o.kind!r} ({o.name})")
@@ -517,12 +515,19 @@ class SpecBuilder:
             e = simplify(e, ranges)  # type: ignore[arg-type]
         return e
 
-    def _emit(self, kind: str, args: tuple[Operand, ...], dtype: str, *,
-              buffer: str | None = None, index: Expr | None = None,
-              size: int | None = None, suffixes: tuple[str, ...] = (),
-              guard: Expr | None = None) -> str:
-        key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size,
-               guard)
+    def _emit(
+        self,
+        kind: str,
+        args: tuple[Operand, ...],
+        dtype: str,
+        *,
+        buffer: str | None = None,
+        index: Expr | None = None,
+        size: int | None = None,
+        suffixes: tuple[str, ...] = (),
+        guard: Expr | None = None,
+    ) -> str:
+        key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size, guard)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
@@ -534,8 +539,7 @@ class SpecBuilder:
             self._dtypes[v] = dtype
         return name
 
-    def load(self, buffer: str, index: Expr | str | int, *,
-             guard: Expr | str | None = None) -> str:
+    def load(self, buffer: str, index: Expr | str | int, *, guard: Expr | str | None = None) -> str:
         """``buffer[index]``; the index is simplified over the loop ranges.  With a ``guard``
         (a claim over the loops) the element is read only where the guard holds, 0
         elsewhere; a guard that simplifies to true is dropped."""
@@ -545,8 +549,7 @@ class SpecBuilder:
         g = None if guard is None else self._index(guard)
         if g is not None and type(g) is BoolConst and bool(g.payload):
             g = None
-        return self._emit("load", (), buf.dtype, buffer=buffer, index=self._index(index),
-                          guard=g)
+        return self._emit("load", (), buf.dtype, buffer=buffer, index=self._index(index), guard=g)
 
     def index(self, expr: Expr | str | int, dtype: str | None = None) -> str:
         """The value of an index expression (bool for a claim)."""
@@ -571,8 +574,11 @@ class SpecBuilder:
             if kind in _COMPARISONS:
                 dtype = "bool"
             else:
-                vals = [self._dtypes[a] for a in (args[1:] if kind == "where" else args)
-                        if isinstance(a, str)]
+                vals = [
+                    self._dtypes[a]
+                    for a in (args[1:] if kind == "where" else args)
+                    if isinstance(a, str)
+                ]
                 if not vals:
                     raise SpecError(f"{kind} needs at least one value operand")
                 dtype = promote(vals)
@@ -592,21 +598,30 @@ class SpecBuilder:
         """A multi-output operation (:data:`MULTI_OUTPUT`) over an inner value: the names of
         its results (``mean_var``: the mean and the variance, float32 unless ``dtype``)."""
         if kind not in MULTI_OUTPUT:
-            raise SpecError(
-                f"unknown multi-output op {kind!r} (known: {', '.join(MULTI_OUTPUT)})")
+            raise SpecError(f"unknown multi-output op {kind!r} (known: {', '.join(MULTI_OUTPUT)})")
         if value not in self._dtypes:
             raise SpecError(f"{kind} uses the undefined value {value!r}")
         src = self._dtypes[value]
-        name = self._emit(kind, (value,), dtype or (src if is_float(src) else "float32"),
-                          suffixes=MULTI_OUTPUT[kind])
+        name = self._emit(
+            kind,
+            (value,),
+            dtype or (src if is_float(src) else "float32"),
+            suffixes=MULTI_OUTPUT[kind],
+        )
         return next(o.results for o in self._ops if o.name == name)
 
     def store(self, buffer: str, index: Expr | str | int, value: str) -> None:
         self._stores.append(Store(buffer, self._index(index), value))
 
     def build(self) -> KernelSpec:
-        return KernelSpec(self.name, self.loops, self.reduction, tuple(self._buffers),
-                          tuple(self._ops), tuple(self._stores))
+        return KernelSpec(
+            self.name,
+            self.loops,
+            self.reduction,
+            tuple(self._buffers),
+            tuple(self._ops),
+            tuple(self._stores),
+        )
 
 
 def loop_ranges(spec: KernelSpec) -> Mapping[str, int]:
@@ -615,4 +630,3 @@ def loop_ranges(spec: KernelSpec) -> Mapping[str, int]:
     if spec.reduction is not None:
         out[spec.reduction[0]] = spec.reduction[1]
     return out
-

@@ -128,8 +128,12 @@ class Tiling:
         return {
             "ndim": self.ndim,
             "axes": [
-                {"name": ax.name, "loops": list(ax.loops), "numel": _jsonable(ax.numel),
-                 "block": _jsonable(self.block(a))}
+                {
+                    "name": ax.name,
+                    "loops": list(ax.loops),
+                    "numel": _jsonable(ax.numel),
+                    "block": _jsonable(self.block(a)),
+                }
                 for a, ax in enumerate(self.axes)
             ],
         }

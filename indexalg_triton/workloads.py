@@ -101,10 +101,12 @@ class Workload:
         """Refuse a size this workload does not have (without importing torch)."""
         if size not in self.sizes:
             raise ConfigError(
-                f"workload {self.name} has no size {size!r} (sizes: {', '.join(self.sizes)})")
+                f"workload {self.name} has no size {size!r} (sizes: {', '.join(self.sizes)})"
+            )
 
-    def make_inputs(self, size: str = "small", device: str = "cpu", seed: int | None = None
-                    ) -> list[Any]:
+    def make_inputs(
+        self, size: str = "small", device: str = "cpu", seed: int | None = None
+    ) -> list[Any]:
         """Fresh random inputs (``seed`` None: from the OS)."""
         import os
 
@@ -118,11 +120,15 @@ class Workload:
             if kind == "f32":
                 out.append(torch.randn(shape, generator=gen, device=device))
             elif kind == "u8":
-                out.append(torch.randint(0, 256, shape, generator=gen, device=device,
-                                         dtype=torch.uint8))
+                out.append(
+                    torch.randint(0, 256, shape, generator=gen, device=device, dtype=torch.uint8)
+                )
             elif kind.startswith("idx:"):
-                out.append(torch.randint(0, int(kind[4:]), shape, generator=gen, device=device,
-                                         dtype=torch.int64))
+                out.append(
+                    torch.randint(
+                        0, int(kind[4:]), shape, generator=gen, device=device, dtype=torch.int64
+                    )
+                )
             else:  # pragma: no cover - the table below
                 raise ConfigError(f"unknown argument kind {kind}")
         return out
@@ -134,8 +140,10 @@ class Workload:
 
         self.check_size(size)
         dtypes = {"f32": torch.float32, "u8": torch.uint8}
-        return [torch.empty(shape, dtype=dtypes.get(kind, torch.int64), device="meta")
-                for kind, shape in self.sizes[size]]
+        return [
+            torch.empty(shape, dtype=dtypes.get(kind, torch.int64), device="meta")
+            for kind, shape in self.sizes[size]
+        ]
 
     def spec(self, size: str = "small") -> Any:
         """The kernel spec of this workload at ``size`` (traced from :attr:`fn`)."""
@@ -155,49 +163,105 @@ class Workload:
         return out_bytes + sum(int(t.numel() * t.element_size()) for t in inputs)
 
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in [
-    Workload("transpose_add", transpose_add, {
-        "small": [("f32", (40, 40)), ("f32", (40, 40))],
-        "medium": [("f32", (96, 96)), ("f32", (96, 96))],
-        "large": [("f32", (16384, 16384)), ("f32", (16384, 16384))]}),
-    Workload("broadcast_add", broadcast_add, {
-        "small": [("f32", (33, 64)), ("f32", (33, 1))],
-        "medium": [("f32", (100, 256)), ("f32", (100, 1))],
-        "large": [("f32", (32768, 8192)), ("f32", (32768, 1))]}),
-    Workload("outer_add", outer_add, {
-        "small": [("f32", (24, 1)), ("f32", (1, 40))],
-        "medium": [("f32", (96, 1)), ("f32", (1, 160))],
-        "large": [("f32", (16384, 1)), ("f32", (1, 16384))]}),
-    Workload("strided_views", strided_views, {
-        "small": [("f32", (9, 11)), ("f32", (9, 11))],
-        "medium": [("f32", (130, 103)), ("f32", (130, 103))],
-        "large": [("f32", (262144, 1003)), ("f32", (262144, 1003))]}),
-    Workload("permute3d_add", permute3d_add, {
-        "small": [("f32", (3, 20, 24)), ("f32", (3, 24, 20))],
-        "medium": [("f32", (2, 64, 96)), ("f32", (2, 96, 64))],
-        "large": [("f32", (64, 2048, 2048)), ("f32", (64, 2048, 2048))]}),
-    Workload("int8_unpack", int8_unpack, {
-        "small": [("u8", (17, 24))],
-        "medium": [("u8", (64, 200))],
-        "large": [("u8", (16384, 8192))],
-        "int64": [("u8", (16448, 65536))]}),
-    Workload("row_sum", row_sum, {
-        "small": [("f32", (13, 300))],
-        "medium": [("f32", (5, 5000))],
-        "large": [("f32", (32768, 8192))]}, reduction=True),
-    Workload("col_sum", col_sum, {
-        "small": [("f32", (100, 40))],
-        "medium": [("f32", (300, 200))],
-        "large": [("f32", (8192, 32768))]}, reduction=True),
-    Workload("softmax", softmax, {
-        "small": [("f32", (7, 100))],
-        "medium": [("f32", (3, 5000))],
-        "large": [("f32", (32768, 8192))]}, reduction=True),
-    Workload("index_select", index_select, {
-        "small": [("f32", (50, 24)), ("idx:50", (30,))],
-        "medium": [("f32", (300, 64)), ("idx:300", (100,))],
-        "large": [("f32", (131072, 2048)), ("idx:131072", (131072,))]}),
-]}
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in [
+        Workload(
+            "transpose_add",
+            transpose_add,
+            {
+                "small": [("f32", (40, 40)), ("f32", (40, 40))],
+                "medium": [("f32", (96, 96)), ("f32", (96, 96))],
+                "large": [("f32", (16384, 16384)), ("f32", (16384, 16384))],
+            },
+        ),
+        Workload(
+            "broadcast_add",
+            broadcast_add,
+            {
+                "small": [("f32", (33, 64)), ("f32", (33, 1))],
+                "medium": [("f32", (100, 256)), ("f32", (100, 1))],
+                "large": [("f32", (32768, 8192)), ("f32", (32768, 1))],
+            },
+        ),
+        Workload(
+            "outer_add",
+            outer_add,
+            {
+                "small": [("f32", (24, 1)), ("f32", (1, 40))],
+                "medium": [("f32", (96, 1)), ("f32", (1, 160))],
+                "large": [("f32", (16384, 1)), ("f32", (1, 16384))],
+            },
+        ),
+        Workload(
+            "strided_views",
+            strided_views,
+            {
+                "small": [("f32", (9, 11)), ("f32", (9, 11))],
+                "medium": [("f32", (130, 103)), ("f32", (130, 103))],
+                "large": [("f32", (262144, 1003)), ("f32", (262144, 1003))],
+            },
+        ),
+        Workload(
+            "permute3d_add",
+            permute3d_add,
+            {
+                "small": [("f32", (3, 20, 24)), ("f32", (3, 24, 20))],
+                "medium": [("f32", (2, 64, 96)), ("f32", (2, 96, 64))],
+                "large": [("f32", (64, 2048, 2048)), ("f32", (64, 2048, 2048))],
+            },
+        ),
+        Workload(
+            "int8_unpack",
+            int8_unpack,
+            {
+                "small": [("u8", (17, 24))],
+                "medium": [("u8", (64, 200))],
+                "large": [("u8", (16384, 8192))],
+                "int64": [("u8", (16448, 65536))],
+            },
+        ),
+        Workload(
+            "row_sum",
+            row_sum,
+            {
+                "small": [("f32", (13, 300))],
+                "medium": [("f32", (5, 5000))],
+                "large": [("f32", (32768, 8192))],
+            },
+            reduction=True,
+        ),
+        Workload(
+            "col_sum",
+            col_sum,
+            {
+                "small": [("f32", (100, 40))],
+                "medium": [("f32", (300, 200))],
+                "large": [("f32", (8192, 32768))],
+            },
+            reduction=True,
+        ),
+        Workload(
+            "softmax",
+            softmax,
+            {
+                "small": [("f32", (7, 100))],
+                "medium": [("f32", (3, 5000))],
+                "large": [("f32", (32768, 8192))],
+            },
+            reduction=True,
+        ),
+        Workload(
+            "index_select",
+            index_select,
+            {
+                "small": [("f32", (50, 24)), ("idx:50", (30,))],
+                "medium": [("f32", (300, 64)), ("idx:300", (100,))],
+                "large": [("f32", (131072, 2048)), ("idx:131072", (131072,))],
+            },
+        ),
+    ]
+}
 
 
 def get(name: str) -> Workload:
@@ -205,5 +269,4 @@ def get(name: str) -> Workload:
     try:
         return WORKLOADS[name]
     except KeyError:
-        raise ConfigError(
-            f"unknown workload {name!r} (known: {', '.join(WORKLOADS)})") from None
+        raise ConfigError(f"unknown workload {name!r} (known: {', '.join(WORKLOADS)})") from None

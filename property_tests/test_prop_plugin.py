@@ -29,8 +29,8 @@ CAMPAIGNS = [(seed, 100, 0.2) for seed in range(6)] + [(100 + s, 80, 1.0) for s 
 
 def _check(report: pf.PluginFuzzReport) -> None:
     wrong = [f for f in report.findings if f.category == pf.PLUGIN_WRONG]
-    assert report.plugin_wrong == 0, report.summary() + "\n" + "\n".join(
-        f.reproducer for f in wrong[:2]
+    assert report.plugin_wrong == 0, (
+        report.summary() + "\n" + "\n".join(f.reproducer for f in wrong[:2])
     )
 
 
@@ -71,9 +71,17 @@ def test_c_semantics_of_the_printed_code() -> None:
     """The evaluators of printed code truncate where C and Triton do."""
     assert pf.c_eval("(-7L) / 2L", {}) == -3
     assert pf.c_eval("(-7L) % 2L", {}) == -1
-    assert pf.c_eval("c10::div_floor_integer(static_cast<int64_t>(-7L), static_cast<int64_t>(2L))", {}) == -4
+    assert (
+        pf.c_eval("c10::div_floor_integer(static_cast<int64_t>(-7L), static_cast<int64_t>(2L))", {})
+        == -4
+    )
     assert pf.c_eval("c10::div_mod(-7L, 2L)", {}) == 1
-    assert pf.c_eval("x < 3L ? x : std::max(static_cast<int64_t>(x), static_cast<int64_t>(9L))", {"x": 4}) == 9
+    assert (
+        pf.c_eval(
+            "x < 3L ? x : std::max(static_cast<int64_t>(x), static_cast<int64_t>(9L))", {"x": 4}
+        )
+        == 9
+    )
     assert pf.c_eval("std::min<int64_t>({a, b, 2L})", {"a": 5, "b": -1}) == -1
     assert pf.triton_eval("(-7) // 2", {}) == -3
     assert pf.triton_eval("(-7) % 2", {}) == -1

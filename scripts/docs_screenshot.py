@@ -56,7 +56,7 @@ CHROMIUM_FLAGS = (
 
 def find_chromium(explicit: str | None) -> str:
     """The Chromium executable: ``explicit``, else ``chromium`` / ``chromium-browser`` on PATH."""
-    for candidate in ([explicit] if explicit else ["chromium", "chromium-browser"]):
+    for candidate in [explicit] if explicit else ["chromium", "chromium-browser"]:
         path = shutil.which(candidate) if candidate else None
         if path:
             return path
@@ -68,7 +68,10 @@ def build_site(target: Path) -> None:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", DISABLE_MKDOCS_2_WARNING="true")
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         sys.stderr.write(done.stderr)
@@ -84,9 +87,9 @@ def png_info(data: bytes) -> tuple[int, int, bool]:
     pos, width, height = 8, 0, 0
     idat = bytearray()
     while pos + 8 <= len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + length]
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height = struct.unpack(">II", body[:8])
         elif kind == b"IDAT":
@@ -137,8 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             width, got_height, varied = png_info(target.read_bytes())
             ok = (width, got_height) == (WIDTH, height) and varied
             size_kb = target.stat().st_size / 1024
-            print(f"{'ok  ' if ok else 'FAIL'} {target} {width}x{got_height} {size_kb:.0f} KiB "
-                  f"from {page}" + ("" if varied else " (blank)"))
+            print(
+                f"{'ok  ' if ok else 'FAIL'} {target} {width}x{got_height} {size_kb:.0f} KiB "
+                f"from {page}" + ("" if varied else " (blank)")
+            )
             failures += not ok
     return 1 if failures else 0
 

@@ -1073,7 +1073,10 @@ def test_exact_bounds_of_an_unbounded_square_answer_in_time() -> None:
     [
         ("x*(x // s0) - x*(x // s0 // 2)", {"s0": (1, None), "x": (0, None)}),
         ("9*(s0 // 3)*(s0 // 3) + 6*(s0 // 3)*(s0 % 3) + (s0 % 3)*(s0 % 3)", {"s0": (1, None)}),
-        ("x*ModularIndexing(y*Max(0, x), s0, s0) + y", {"s0": (1, None), "x": (0, None), "y": (0, None)}),
+        (
+            "x*ModularIndexing(y*Max(0, x), s0, s0) + y",
+            {"s0": (1, None), "x": (0, None), "y": (0, None)},
+        ),
     ],
 )
 def test_exact_bounds_stop_on_an_unbounded_side(text: str, ranges: dict[str, object]) -> None:

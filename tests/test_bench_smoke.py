@@ -283,8 +283,11 @@ def test_compare_command_line_without_tvm(
 
 def test_a_bound_indexalg_cannot_read_skips_the_case_without_failing_the_run() -> None:
     cases = [
-        Case("FloorDiv(x0, 2)", (("s0", 2, None), ("x0", 0, "4*TruncToInt(0.5*ToFloat(s0)) - 1")),
-             (("x0", "4*TruncToInt(0.5*ToFloat(s0))"),)),
+        Case(
+            "FloorDiv(x0, 2)",
+            (("s0", 2, None), ("x0", 0, "4*TruncToInt(0.5*ToFloat(s0)) - 1")),
+            (("x0", "4*TruncToInt(0.5*ToFloat(s0))"),),
+        ),
         Case("FloorDiv(x0, 2)", (("x0", 0, 15),), (("x0", 16),)),
     ]
     systems = [s for s in SYSTEMS if s.key == "indexalg"]

@@ -517,7 +517,19 @@ def test_read_ranges(specs: tuple[str, ...], expected: dict[str, object]) -> Non
 
 @pytest.mark.parametrize(
     "spec",
-    ["x=0", "x=-3", "x=3..1", "x", "=3", "x=", "x=s0+", "1x=3", "x=\u0661\u0660", "x=1_0", "x=0..\u0661"],
+    [
+        "x=0",
+        "x=-3",
+        "x=3..1",
+        "x",
+        "=3",
+        "x=",
+        "x=s0+",
+        "1x=3",
+        "x=\u0661\u0660",
+        "x=1_0",
+        "x=0..\u0661",
+    ],
 )
 def test_read_ranges_rejects(spec: str) -> None:
     with pytest.raises(RangeError):
@@ -672,7 +684,11 @@ def test_an_unexpected_exception_is_exit_5_in_one_line(
 
     monkeypatch.setattr(evaluate_cmd, "run", _crash)
     code, out, err = run_main(("eval", "x", "x=1"), capsys)
-    assert (code, out, err) == (common.EXIT_INTERNAL, "", "error: internal error: RuntimeError: boom\n")
+    assert (code, out, err) == (
+        common.EXIT_INTERNAL,
+        "",
+        "error: internal error: RuntimeError: boom\n",
+    )
     code, out, err = run_main(("eval", "x", "x=1", "--debug"), capsys)
     assert code == common.EXIT_INTERNAL
     assert err.startswith("Traceback") and "RuntimeError: boom" in err

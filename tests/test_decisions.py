@@ -46,37 +46,85 @@ DTYPE_CASES = [
     # a size just below 2^31: every index and the size fit
     DtypeCase("just_below", ["x"], {"x": INT32_MAX}, numel=INT32_MAX),
     # a size of exactly 2^31: the last index fits, the size itself does not
-    DtypeCase("just_above", ["x"], {"x": INT32_MAX + 1}, numel=INT32_MAX + 1, dtype="int64",
-              reason="the constant 2147483648 does not fit in int32"),
-    DtypeCase("index_above", ["x + 1"], {"x": INT32_MAX + 1}, dtype="int64",
-              reason="x + 1 is not proven within"),
+    DtypeCase(
+        "just_above",
+        ["x"],
+        {"x": INT32_MAX + 1},
+        numel=INT32_MAX + 1,
+        dtype="int64",
+        reason="the constant 2147483648 does not fit in int32",
+    ),
+    DtypeCase(
+        "index_above",
+        ["x + 1"],
+        {"x": INT32_MAX + 1},
+        dtype="int64",
+        reason="x + 1 is not proven within",
+    ),
     # 2-D strided index of a 46340 x 46340 buffer (46340^2 < 2^31 < 46341^2)
-    DtypeCase("strided_fits", ["x0 + 46340*x1"], {"x0": 46340, "x1": 46340},
-              buffer_sizes=[46340 * 46340]),
-    DtypeCase("strided_overflows", ["x0 + 46341*x1"], {"x0": 46341, "x1": 46341},
-              dtype="int64", reason="x0 + 46341*x1 is not proven"),
+    DtypeCase(
+        "strided_fits", ["x0 + 46340*x1"], {"x0": 46340, "x1": 46340}, buffer_sizes=[46340 * 46340]
+    ),
+    DtypeCase(
+        "strided_overflows",
+        ["x0 + 46341*x1"],
+        {"x0": 46341, "x1": 46341},
+        dtype="int64",
+        reason="x0 + 46341*x1 is not proven",
+    ),
     # every intermediate value counts: x * 2^20 overflows although the quotient is small
-    DtypeCase("intermediate", ["x * 1048576 // 1048576"], {"x": 4096}, dtype="int64",
-              reason="1048576*x is not proven"),
+    DtypeCase(
+        "intermediate",
+        ["x * 1048576 // 1048576"],
+        {"x": 4096},
+        dtype="int64",
+        reason="1048576*x is not proven",
+    ),
     DtypeCase("negative_fits", ["x - 2147483648"], {"x": 16}),
     DtypeCase("negative_overflows", ["x - 2147483649"], {"x": 16}, dtype="int64"),
     # symbolic sizes, no hints: unbacked, int64
-    DtypeCase("symbolic_unbacked", ["x0 + s0*x1"], SYMBOLIC, numel="s0*s1", dtype="int64",
-              reason="no size hint (unbacked)"),
+    DtypeCase(
+        "symbolic_unbacked",
+        ["x0 + s0*x1"],
+        SYMBOLIC,
+        numel="s0*s1",
+        dtype="int64",
+        reason="no size hint (unbacked)",
+    ),
     # symbolic sizes with hints: int32 plus one simplified guard (the numel's bound implies
     # the bounds of every index and intermediate value: the others are deduplicated)
-    DtypeCase("symbolic_hinted", ["x0 + s0*x1", "x0 + s0*x1 + 1", "s0*x1"], SYMBOLIC,
-              numel="s0*s1", hints={"s0": 1024, "s1": 4096},
-              guards=["s0*s1 <= 2147483647"]),
+    DtypeCase(
+        "symbolic_hinted",
+        ["x0 + s0*x1", "x0 + s0*x1 + 1", "s0*x1"],
+        SYMBOLIC,
+        numel="s0*s1",
+        hints={"s0": 1024, "s1": 4096},
+        guards=["s0*s1 <= 2147483647"],
+    ),
     # without the numel, s0 itself needs its own guard: s0*s1 <= 2^31 allows s0 = 2^31
-    DtypeCase("symbolic_hinted_index_only", ["x0 + s0*x1"], SYMBOLIC,
-              hints={"s0": 1024, "s1": 4096},
-              guards=["s0 <= 2147483647", "s0*s1 <= 2147483648"]),
-    DtypeCase("symbolic_hints_too_large", ["x0 + s0*x1"], SYMBOLIC, numel="s0*s1",
-              hints={"s0": 65536, "s1": 65536}, dtype="int64", reason="at the size hints"),
+    DtypeCase(
+        "symbolic_hinted_index_only",
+        ["x0 + s0*x1"],
+        SYMBOLIC,
+        hints={"s0": 1024, "s1": 4096},
+        guards=["s0 <= 2147483647", "s0*s1 <= 2147483648"],
+    ),
+    DtypeCase(
+        "symbolic_hints_too_large",
+        ["x0 + s0*x1"],
+        SYMBOLIC,
+        numel="s0*s1",
+        hints={"s0": 65536, "s1": 65536},
+        dtype="int64",
+        reason="at the size hints",
+    ),
     # a symbolic size with a numeric upper bound needs no hint
-    DtypeCase("symbolic_bounded", ["x0 + s0*x1"],
-              {"x0": "s0", "x1": "s1", "s0": (1, 1024), "s1": (1, 1024)}, numel="s0*s1"),
+    DtypeCase(
+        "symbolic_bounded",
+        ["x0 + s0*x1"],
+        {"x0": "s0", "x1": "s1", "s0": (1, 1024), "s1": (1, 1024)},
+        numel="s0*s1",
+    ),
 ]
 
 
@@ -134,8 +182,12 @@ def test_index_dtype_bad_input() -> None:
         (INT32_MAX, {}, "i32", []),
         (INT32_MAX + 1, {}, "i64", []),
         ("u0", {}, "i64", []),  # unbacked: cannot be checked
-        ("s0", {"ranges": {"s0": (1, None)}, "size_hints": {"s0": 10}}, "i32",
-         ["s0 <= 2147483647"]),
+        (
+            "s0",
+            {"ranges": {"s0": (1, None)}, "size_hints": {"s0": 10}},
+            "i32",
+            ["s0 <= 2147483647"],
+        ),
         ("s0", {"ranges": {"s0": (1, None)}, "size_hints": {"s0": 2**40}}, "i64", []),
         ("4*s0", {"ranges": {"s0": (1, 1000)}}, "i32", []),
     ],
@@ -170,8 +222,13 @@ class CheckCase:
 CHECK_CASES = [
     # a loaded int64 index: anything is possible, both asserts
     CheckCase("int64", "i", 64, {"i": dtype_range("int64")}, ["0 <= i", "i < 64"]),
-    CheckCase("int64_wrapped", WRAPPED, 64, {"i": dtype_range("int64")},
-              [f"0 <= {WRAPPED}", f"{WRAPPED} < 64"]),
+    CheckCase(
+        "int64_wrapped",
+        WRAPPED,
+        64,
+        {"i": dtype_range("int64")},
+        [f"0 <= {WRAPPED}", f"{WRAPPED} < 64"],
+    ),
     # wrapped index known to be in [-64, 63]: no assert
     CheckCase("wrapped_in_range", WRAPPED, 64, {"i": (-64, 63)}, []),
     CheckCase("wrapped_one_below", WRAPPED, 64, {"i": (-65, 63)}, [f"0 <= {WRAPPED}"]),
@@ -182,8 +239,13 @@ CHECK_CASES = [
     # symbolic sizes
     CheckCase("symbolic_in_range", "i", "s0", {"i": "s0", "s0": (1, None)}, []),
     CheckCase("symbolic_unknown", "i", "s0", {"i": (0, None), "s0": (1, None)}, ["i < s0"]),
-    CheckCase("symbolic_wrapped", "Where(i < 0, i + s0, i)", "s0",
-              {"i": ("-s0", "s0 - 1"), "s0": (1, None)}, []),
+    CheckCase(
+        "symbolic_wrapped",
+        "Where(i < 0, i + s0, i)",
+        "s0",
+        {"i": ("-s0", "s0 - 1"), "s0": (1, None)},
+        [],
+    ),
 ]
 
 

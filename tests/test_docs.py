@@ -47,7 +47,15 @@ examples = _load("_docs_doc_examples", DOCS / "doc_examples.py")
 #: Pages whose Python blocks are fragments (names defined in prose): compiled, not run.
 COMPILE_ONLY = {"fuzzing.md": "owned by the fuzzing work; its blocks are fragments"}
 #: Pages that must have executed examples (so a page cannot silently lose its checks).
-MUST_RUN = ("index.md", "quickstart.md", "semantics.md", "prover.md", "migrating.md", "triton.md", "cli.md")
+MUST_RUN = (
+    "index.md",
+    "quickstart.md",
+    "semantics.md",
+    "prover.md",
+    "migrating.md",
+    "triton.md",
+    "cli.md",
+)
 #: What each page's examples need besides indexalg.
 NEEDS = {"migrating.md": ("torch",), "triton.md": ("torch", "triton")}
 
@@ -110,11 +118,23 @@ class ReadCase:
 
 READ_CASES = [
     ReadCase("text\n```python\nx = 1\n```\n", [("python", "x = 1\n", 3, "")]),
-    ReadCase("<!-- docs-test: slow -->\n```python\nx = 1\n```\n", [("python", "x = 1\n", 3, "slow")]),
-    ReadCase("<!-- docs-test: skip needs a GPU -->\n```pycon\n>>> 1\n1\n```\n", [("pycon", ">>> 1\n1\n", 3, "skip")]),
-    ReadCase('!!! note\n    ```python title="a.py"\n    if x:\n        y = 1\n    ```\n', [("python", "if x:\n    y = 1\n", 3, "")]),
-    ReadCase("````markdown\n```python\nx\n```\n````\n", [("markdown", "```python\nx\n```\n", 2, "")]),
-    ReadCase("```\nplain\n```\n```sh\nmake\n```\n", [("", "plain\n", 2, ""), ("sh", "make\n", 5, "")]),
+    ReadCase(
+        "<!-- docs-test: slow -->\n```python\nx = 1\n```\n", [("python", "x = 1\n", 3, "slow")]
+    ),
+    ReadCase(
+        "<!-- docs-test: skip needs a GPU -->\n```pycon\n>>> 1\n1\n```\n",
+        [("pycon", ">>> 1\n1\n", 3, "skip")],
+    ),
+    ReadCase(
+        '!!! note\n    ```python title="a.py"\n    if x:\n        y = 1\n    ```\n',
+        [("python", "if x:\n    y = 1\n", 3, "")],
+    ),
+    ReadCase(
+        "````markdown\n```python\nx\n```\n````\n", [("markdown", "```python\nx\n```\n", 2, "")]
+    ),
+    ReadCase(
+        "```\nplain\n```\n```sh\nmake\n```\n", [("", "plain\n", 2, ""), ("sh", "make\n", 5, "")]
+    ),
 ]
 
 
@@ -130,7 +150,11 @@ def test_read_blocks_rejects_an_unclosed_fence() -> None:
 
 
 def test_read_console_pairs_commands_with_output() -> None:
-    block = examples.Block("console", "$ indexalg eval x x=3\n3\n$ indexalg prove 'x < 0' -r x=4   # exits 1\ndisproved\n", 1)
+    block = examples.Block(
+        "console",
+        "$ indexalg eval x x=3\n3\n$ indexalg prove 'x < 0' -r x=4   # exits 1\ndisproved\n",
+        1,
+    )
     got = [(c.argv, c.expected, c.status) for c in examples.read_console(block)]
     assert got == [
         (["indexalg", "eval", "x", "x=3"], "3", 0),
@@ -147,7 +171,9 @@ class MatchCase:
 
 MATCH_CASES = [
     MatchCase("disproved (z3)\ncounterexample: x=0", "disproved (z3)\ncounterexample: x=...", True),
-    MatchCase("disproved (z3)\ncounterexample: x=0", "disproved (z3)\ncounterexample: y=...", False),
+    MatchCase(
+        "disproved (z3)\ncounterexample: x=0", "disproved (z3)\ncounterexample: y=...", False
+    ),
     MatchCase("a\nb\nc", "a\n...", False),  # ... stays within one line
     MatchCase("a.b", "a.b", True),
     MatchCase("axb", "a.b", False),  # a dot is a dot
@@ -173,7 +199,10 @@ class FailCase:
 
 FAIL_CASES = [
     FailCase("```console\n$ indexalg eval 'x // 2' x=7\n4\n```\n", "printed"),
-    FailCase("```console\n$ indexalg eval 'x // 2' x=7   # exits 1\n3\n```\n", "exit status 0, expected 1"),
+    FailCase(
+        "```console\n$ indexalg eval 'x // 2' x=7   # exits 1\n3\n```\n",
+        "exit status 0, expected 1",
+    ),
     FailCase("```console\n$ ls\n```\n", "console blocks run only"),
     FailCase("```pycon\n>>> 7 // -2\n-3\n```\n", "doctest failed"),
     FailCase("```python\nassert 7 // -2 == -3\n```\n", ""),
@@ -351,10 +380,14 @@ def test_every_public_module_is_in_the_api_reference() -> None:
 
     referenced: set[str] = set()
     for page in sorted((DOCS / "api").glob("*.md")):
-        referenced |= set(re.findall(r"^::: ([\w.]+)", page.read_text(encoding="utf-8"), re.MULTILINE))
+        referenced |= set(
+            re.findall(r"^::: ([\w.]+)", page.read_text(encoding="utf-8"), re.MULTILINE)
+        )
     modules = ["indexalg"] + [m.name for m in pkgutil.walk_packages(indexalg.__path__, "indexalg.")]
     missing = [m for m in modules if m not in referenced and not _internal(m)]
-    assert missing == [], f"add these modules to a page of docs/api/ (or to INTERNAL_MODULES): {missing}"
+    assert missing == [], (
+        f"add these modules to a page of docs/api/ (or to INTERNAL_MODULES): {missing}"
+    )
     assert not _internal("indexalg.cli") and not _internal("indexalg.interop.sympy")
 
 
@@ -372,14 +405,25 @@ def test_triton_api_page_lists_every_module() -> None:
 
 # --- the site --------------------------------------------------------------------------------
 
-MKDOCS_MODULES = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python", "mkdocs_gen_files")
+MKDOCS_MODULES = (
+    "mkdocs",
+    "material",
+    "mkdocstrings",
+    "mkdocstrings_handlers.python",
+    "mkdocs_gen_files",
+)
 
 
 def _mkdocs(args: list[str], cwd: Path, **extra_env: str) -> subprocess.CompletedProcess[str]:
     # The two variables silence banners that mkdocs-material and a dependency print.
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", DISABLE_MKDOCS_2_WARNING="true", **extra_env)
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "mkdocs", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -417,7 +461,9 @@ def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
     assert section is not None
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Home\n\n[ok](other.md)\n", encoding="utf-8")
-    (tmp_path / "docs" / "other.md").write_text("# Other\n\n[missing](nowhere.md)\n", encoding="utf-8")
+    (tmp_path / "docs" / "other.md").write_text(
+        "# Other\n\n[missing](nowhere.md)\n", encoding="utf-8"
+    )
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: t\nstrict: true\nnav:\n  - index.md\n  - other.md\n" + section.group(0),
         encoding="utf-8",
@@ -425,7 +471,9 @@ def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
     done = _mkdocs(["build", "--strict"], tmp_path)
     assert done.returncode != 0
     assert "nowhere.md" in done.stderr
-    (tmp_path / "docs" / "other.md").write_text("# Other\n\n[home](index.md#no-such-anchor)\n", encoding="utf-8")
+    (tmp_path / "docs" / "other.md").write_text(
+        "# Other\n\n[home](index.md#no-such-anchor)\n", encoding="utf-8"
+    )
     done = _mkdocs(["build", "--strict"], tmp_path)
     assert done.returncode != 0
     assert "no-such-anchor" in done.stderr

@@ -171,7 +171,10 @@ def test_modular_indexing_of_a_possibly_negative_dividend_is_named_for_the_pytho
     before = ia.parse("Mod(x - 1, 8)")
     unsafe = ia.parse("ModularIndexing(x - 1, 1, 8)")
     assert _entries._check_printable(unsafe, before, {"x": 8}) == {unsafe}
-    assert _entries._check_printable(ia.parse("ModularIndexing(x + 1, 1, 8)"), before, {"x": 8}) == set()
+    assert (
+        _entries._check_printable(ia.parse("ModularIndexing(x + 1, 1, 8)"), before, {"x": 8})
+        == set()
+    )
     # a divisor or modulus not proven positive is named too (printed with C's ops)
     odd = ia.parse("ModularIndexing(x, s, 8)")
     assert _entries._check_printable(odd, odd, {"x": 8, "s": (None, None)}) == {odd}

@@ -156,7 +156,10 @@ def _assert_prints_right(out, expr, names: dict[str, object], domain: dict[str, 
 def test_the_c_semantics_evaluator_is_c():
     assert c_value("(-1L) % 4L", {}) == -1
     assert c_value("((-7) // 2)", {}) == -3
-    assert c_value("c10::div_floor_integer(static_cast<int64_t>((-7L)), static_cast<int64_t>(2L))", {}) == -4
+    assert (
+        c_value("c10::div_floor_integer(static_cast<int64_t>((-7L)), static_cast<int64_t>(2L))", {})
+        == -4
+    )
     assert c_value("c10::div_mod((-1L) + x, 4L)", {"x": 0}) == 3
     assert c_value("triton_helpers.remainder_integer((-1) + x, 4)", {"x": 0}) == 3
 
@@ -269,7 +272,12 @@ def test_torchs_mod_never_comes_back_where_a_python_mod_went_in(installed):
     assert not any(type(a) is Mod for a in sympy.preorder_traversal(out)), out
     assert any(type(a) is PythonMod for a in sympy.preorder_traversal(out)), out
     assert "c10::div_mod" in cexpr(out)
-    _assert_prints_right(out, e, {"x0": x0, "x1": x1, "s0": s0}, {"x0": range(0, 3), "x1": range(0, 64, 9), "s0": range(1, 5)})
+    _assert_prints_right(
+        out,
+        e,
+        {"x0": x0, "x1": x1, "s0": s0},
+        {"x0": range(0, 3), "x1": range(0, 64, 9), "s0": range(1, 5)},
+    )
     assert type(_convert.to_torch(_convert.to_ia(Mod(x0 - 1, s0)))) is PythonMod
 
 
@@ -322,7 +330,9 @@ def test_inner_modular_indexing_of_a_shifted_index_is_not_dropped(installed):
     m = ModularIndexing(x1 - 2, s69, 16)
     e = FloorDiv(8 * FloorDiv(m, 8) + ModularIndexing(m, 1, 8) + 2, 3)
     out = SizeVarAllocator(ShapeEnv()).simplify_with_ranges(e, {x1: 64})
-    _assert_prints_right(out, e, {"x1": x1, "s69": s69}, {"x1": range(0, 64, 3), "s69": range(1, 5)})
+    _assert_prints_right(
+        out, e, {"x1": x1, "s69": s69}, {"x1": range(0, 64, 3), "s69": range(1, 5)}
+    )
 
 
 # --- 5. every result prints right in Inductor's printers -------------------------------------
@@ -336,8 +346,13 @@ def test_redundant_python_mod_dropped_only_into_a_form_that_prints_right(install
     x2, s68 = _sym("x2", nonnegative=True), _sym("s68", positive=True)
     e = PythonMod(ModularIndexing(x2 - 1, 4, 2), 2)
     out = SizeVarAllocator().simplify_with_ranges(e, {x2: s68})
-    assert "div_floor_integer(static_cast<int64_t>((-1L) + x2), static_cast<int64_t>(4L))) %" not in cexpr(out)
-    _assert_prints_right(out, e, {"x2": x2, "s68": s68}, {"x2": range(0, 9), "s68": range(1, 10, 4)})
+    assert (
+        "div_floor_integer(static_cast<int64_t>((-1L) + x2), static_cast<int64_t>(4L))) %"
+        not in cexpr(out)
+    )
+    _assert_prints_right(
+        out, e, {"x2": x2, "s68": s68}, {"x2": range(0, 9), "s68": range(1, 10, 4)}
+    )
 
 
 def test_modular_indexing_in_a_python_mod_by_a_size(installed):
@@ -356,7 +371,9 @@ def test_modular_indexing_of_a_non_negative_dividend_keeps_its_form(installed):
     from torch.utils._sympy.functions import ModularIndexing, PythonMod
 
     x, s0 = _sym("x", nonnegative=True), _sym("s0", positive=True)
-    out = SizeVarAllocator().simplify_with_ranges(PythonMod(ModularIndexing(x + 1, 4, 2), 2), {x: s0})
+    out = SizeVarAllocator().simplify_with_ranges(
+        PythonMod(ModularIndexing(x + 1, 4, 2), 2), {x: s0}
+    )
     assert type(out) is ModularIndexing, out
 
 
@@ -365,7 +382,9 @@ def test_modular_indexing_of_a_non_negative_dividend_keeps_its_form(installed):
 
 def test_an_unknown_entry_point_is_an_error_listing_the_valid_ones():
     plug.uninstall()
-    with pytest.raises(ValueError, match="unknown entry point 'bogus'; valid: simplify_with_ranges"):
+    with pytest.raises(
+        ValueError, match="unknown entry point 'bogus'; valid: simplify_with_ranges"
+    ):
         plug.install(only=["bogus"])
     assert not plug.installed()
     assert plug.install(only=["simplify_with_ranges"]) == ["simplify_with_ranges"]
@@ -375,9 +394,15 @@ def test_an_unknown_entry_point_is_an_error_listing_the_valid_ones():
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"INDEXALG_INDUCTOR_ONLY": "simplify_with_range"}, "INDEXALG_INDUCTOR_ONLY: unknown entry point 'simplify_with_range'"),
+        (
+            {"INDEXALG_INDUCTOR_ONLY": "simplify_with_range"},
+            "INDEXALG_INDUCTOR_ONLY: unknown entry point 'simplify_with_range'",
+        ),
         ({"INDEXALG_INDUCTOR": "maybe"}, "INDEXALG_INDUCTOR='maybe': expected one of"),
-        ({"INDEXALG_INDUCTOR_STOCK_TILING": "tiling"}, "INDEXALG_INDUCTOR_STOCK_TILING: unknown entry point 'tiling'"),
+        (
+            {"INDEXALG_INDUCTOR_STOCK_TILING": "tiling"},
+            "INDEXALG_INDUCTOR_STOCK_TILING: unknown entry point 'tiling'",
+        ),
     ],
 )
 def test_misspelt_settings_are_errors(env, message):
@@ -397,7 +422,12 @@ def test_truthy_spellings_install(value):
     import sys
 
     code = "import indexalg.inductor as p; print(p.installed())"
-    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "INDEXALG_INDUCTOR": value}, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "INDEXALG_INDUCTOR": value},
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "True"
 

@@ -34,8 +34,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Not part of a source tree that gets built (caches, environments, earlier builds).
-IGNORED = (".git", ".venv", "__pycache__", "build", "dist", "site", "*.egg-info", ".mypy_cache",
-           ".ruff_cache", ".pytest_cache", ".hypothesis")
+IGNORED = (
+    ".git",
+    ".venv",
+    "__pycache__",
+    "build",
+    "dist",
+    "site",
+    "*.egg-info",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+)
 #: Optional dependencies the quick start uses, as (import name, distribution name).
 QUICKSTART_EXTRAS = (("z3", "z3_solver"), ("sympy", "sympy"), ("mpmath", "mpmath"))
 
@@ -60,17 +71,24 @@ class Fresh:
     def run(self, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         env["PYTHONNOUSERSITE"] = "1"
-        return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=600)
+        return subprocess.run(
+            [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        )
 
 
 def _copy_source(dst: Path) -> None:
     """The files a checkout would have: git's tracked and untracked-but-not-ignored files
     (a fresh clone in CI), else the tree without caches and build outputs."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, timeout=60,
-    ) if shutil.which("git") else None
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            timeout=60,
+        )
+        if shutil.which("git")
+        else None
+    )
     if listed is None or listed.returncode != 0:
         shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(*IGNORED))
         return
@@ -99,8 +117,16 @@ def _backend_ready() -> str:
 def _build(src: Path, out: Path, *, use_build: bool) -> None:
     """sdist, then the wheel from the sdist, into ``out``, offline."""
     if use_build:
-        cmd = [sys.executable, "-m", "build", "--no-isolation", "--skip-dependency-check",
-               "--outdir", str(out), str(src)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "build",
+            "--no-isolation",
+            "--skip-dependency-check",
+            "--outdir",
+            str(out),
+            str(src),
+        ]
     else:
         hooks = (
             "import os, sys, tarfile, setuptools.build_meta as b; out = sys.argv[1]; "
@@ -135,8 +161,17 @@ def fresh(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Fresh:
     root = tmp_path_factory.mktemp("fresh") / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(root)
     env = Fresh(root)
-    done = env.run(env.python, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
-                   built.wheel, cwd=root)
+    done = env.run(
+        env.python,
+        "-m",
+        "pip",
+        "install",
+        "--no-index",
+        "--no-deps",
+        "--quiet",
+        built.wheel,
+        cwd=root,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return env
 
@@ -200,8 +235,14 @@ def test_wheel_declares_both_commands(built: Built) -> None:
     assert "indexalg-triton = indexalg_triton.cli:main" in text
 
 
-SDIST_MEMBERS = ["pyproject.toml", "README.md", "indexalg/__init__.py", "indexalg/py.typed",
-                 "indexalg/examples/inductor_indices.txt", "indexalg_triton/__init__.py"]
+SDIST_MEMBERS = [
+    "pyproject.toml",
+    "README.md",
+    "indexalg/__init__.py",
+    "indexalg/py.typed",
+    "indexalg/examples/inductor_indices.txt",
+    "indexalg_triton/__init__.py",
+]
 
 
 @pytest.mark.parametrize("path", SDIST_MEMBERS)
@@ -215,8 +256,10 @@ def test_sdist_contents(built: Built, path: str) -> None:
 
 
 def test_fresh_environment_imports_the_installed_wheel(fresh: Fresh, tmp_path: Path) -> None:
-    code = ("import sys, indexalg; print(indexalg.__file__); "
-            "print(sorted(m for m in ('sympy', 'z3', 'torch', 'triton') if m in sys.modules))")
+    code = (
+        "import sys, indexalg; print(indexalg.__file__); "
+        "print(sorted(m for m in ('sympy', 'z3', 'torch', 'triton') if m in sys.modules))"
+    )
     done = fresh.run(fresh.python, "-c", code, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     where, heavy = done.stdout.splitlines()
@@ -238,8 +281,9 @@ def test_fresh_environment_core_needs_nothing_else(fresh: Fresh, tmp_path: Path)
         pytest.skip("the extras were linked in by an earlier test")
     done = fresh.run(fresh.python, "-c", code, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    done = fresh.run(fresh.bin("indexalg"), "simplify", "x // 64 % 8", "--range", "x=0..511",
-                     cwd=tmp_path)
+    done = fresh.run(
+        fresh.bin("indexalg"), "simplify", "x // 64 % 8", "--range", "x=0..511", cwd=tmp_path
+    )
     assert (done.returncode, done.stdout) == (0, "x // 64\n"), done.stderr
 
 
@@ -252,7 +296,11 @@ def test_fresh_environment_runs_the_demo(fresh: Fresh, tmp_path: Path) -> None:
 
 def test_fresh_environment_runs_the_quick_start(fresh: Fresh, tmp_path: Path) -> None:
     _link_extras(fresh)
-    done = fresh.run(fresh.python, ROOT / "docs" / "doc_examples.py",
-                     ROOT / "docs" / "quickstart.md", cwd=tmp_path)
+    done = fresh.run(
+        fresh.python,
+        ROOT / "docs" / "doc_examples.py",
+        ROOT / "docs" / "quickstart.md",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.startswith("ok ")

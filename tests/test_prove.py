@@ -324,7 +324,9 @@ def test_proof_text() -> None:
     assert str(p).endswith("counterexample: x=7") or "counterexample: x=" in str(p)
 
 
-def test_tiers_without_z3_never_ask_z3_for_a_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tiers_without_z3_never_ask_z3_for_a_counterexample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # refuted by the interval tier; a counterexample is sought among candidate points only
     import importlib
 
@@ -373,7 +375,10 @@ def test_exact_bounds_honour_their_time_limit_and_stay_sound(text: str, spec: Sp
     assert time.monotonic() - t0 < 20
     names = sorted(s.payload for s in e.free_symbols)
     window = {
-        n: range(max(-6 if spec[n][0] is None else spec[n][0], -6), min(8 if spec[n][1] is None else spec[n][1], 8) + 1)
+        n: range(
+            max(-6 if spec[n][0] is None else spec[n][0], -6),
+            min(8 if spec[n][1] is None else spec[n][1], 8) + 1,
+        )
         for n in names
     }
     for values in itertools.product(*(window[n] for n in names)):

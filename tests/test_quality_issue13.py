@@ -32,63 +32,120 @@ _NESTED: Spec = {"s0": (4, None), "s1": (2, None), "x": (0, "s1*((s0 - 3) // 2 +
 CASES = [
     # the issue's named cases
     Case("FloorDiv(FloorDiv(y + 6, 3), 7)", {"y": (0, 63)}, "(y + 6) // 21", 64),
-    Case("ModularIndexing(FloorDiv(ModularIndexing(x, 1, 32), 2)*2, 1, 8)", {"x": (0, None)},
-         "2*ModularIndexing(x, 2, 4)", 70),
+    Case(
+        "ModularIndexing(FloorDiv(ModularIndexing(x, 1, 32), 2)*2, 1, 8)",
+        {"x": (0, None)},
+        "2*ModularIndexing(x, 2, 4)",
+        70,
+    ),
     Case("CeilDiv(x, -3) + FloorDiv(x, 3)", {}, "0"),
     Case("-x // 2 + CeilDiv(x, 2)", {}, "0"),
     Case("(2*x) // (2*s0)", {"s0": (1, None)}, "x // s0"),
     Case("Mod(6*a, 12)", {}, "6*ModularIndexing(a, 1, 2)"),
     # factored products: expanding would copy the division (or the Max holding one)
     Case("FloorDiv(x, 2)*Max(1, s0 - 2)*s1", _SIZES, "s1*(x // 2)*Max(1, s0 - 2)", 12),
-    Case("FloorDiv(x, 4)*Max(1, s0 - 1) + ModularIndexing(x, 1, s0)", _SIZES,
-         "(x // 4)*Max(1, s0 - 1) + ModularIndexing(x, 1, s0)", 12),
-    Case("Min(16, 2*ModularIndexing(x, 1, 2) + 2)*Max(0, 2*ModularIndexing(y, 1, 2) - 1)",
-         _SIZES, "Min(16, 2*ModularIndexing(x, 1, 2) + 2)*Max(0, 2*ModularIndexing(y, 1, 2) - 1)",
-         12),
+    Case(
+        "FloorDiv(x, 4)*Max(1, s0 - 1) + ModularIndexing(x, 1, s0)",
+        _SIZES,
+        "(x // 4)*Max(1, s0 - 1) + ModularIndexing(x, 1, s0)",
+        12,
+    ),
+    Case(
+        "Min(16, 2*ModularIndexing(x, 1, 2) + 2)*Max(0, 2*ModularIndexing(y, 1, 2) - 1)",
+        _SIZES,
+        "Min(16, 2*ModularIndexing(x, 1, 2) + 2)*Max(0, 2*ModularIndexing(y, 1, 2) - 1)",
+        12,
+    ),
     # ... but expanded where the expansion cancels
     Case("FloorDiv(x, 2)*Max(1, s0 - 2) - s0*FloorDiv(x, 2)", _SIZES, "-2*(x // 2)", 12),
     Case("s1*Max(1, s0 - 2)", _SIZES, "s0*s1 - 2*s1", 12),
     # a quotient and its remainder recombine where the divisor is a sum
-    Case("FloorDiv(x, s0 - 1)*Max(1, s0 - 1) + ModularIndexing(x, 1, s0 - 1)",
-         {"s0": (2, None), "s1": (2, None), "x": (0, "s1*(s0 - 1) - 1")}, "x", 12),
-    Case("FloorDiv(x, FloorDiv(s0 - 3, 2) + 1)*(FloorDiv(s0 - 3, 2) + 1)"
-         " + Mod(x, FloorDiv(s0 - 3, 2) + 1)", _NESTED, "x", 14),
-    Case("4*(FloorDiv(s0 - 3, 2) + 1)*FloorDiv(x, FloorDiv(s0 - 3, 2) + 1)"
-         " + 4*ModularIndexing(x, 1, FloorDiv(s0 - 3, 2) + 1) + y",
-         {**_NESTED, "y": (0, 3)}, "4*x + y", 12),
-    Case("FloorDiv(x, FloorDiv(s0 - 3, 2) + 1)*Max(1, FloorDiv(s0 - 3, 2) + 1)"
-         " + ModularIndexing(x, 1, FloorDiv(s0 - 3, 2) + 1)", _NESTED, "x", 14),
+    Case(
+        "FloorDiv(x, s0 - 1)*Max(1, s0 - 1) + ModularIndexing(x, 1, s0 - 1)",
+        {"s0": (2, None), "s1": (2, None), "x": (0, "s1*(s0 - 1) - 1")},
+        "x",
+        12,
+    ),
+    Case(
+        "FloorDiv(x, FloorDiv(s0 - 3, 2) + 1)*(FloorDiv(s0 - 3, 2) + 1)"
+        " + Mod(x, FloorDiv(s0 - 3, 2) + 1)",
+        _NESTED,
+        "x",
+        14,
+    ),
+    Case(
+        "4*(FloorDiv(s0 - 3, 2) + 1)*FloorDiv(x, FloorDiv(s0 - 3, 2) + 1)"
+        " + 4*ModularIndexing(x, 1, FloorDiv(s0 - 3, 2) + 1) + y",
+        {**_NESTED, "y": (0, 3)},
+        "4*x + y",
+        12,
+    ),
+    Case(
+        "FloorDiv(x, FloorDiv(s0 - 3, 2) + 1)*Max(1, FloorDiv(s0 - 3, 2) + 1)"
+        " + ModularIndexing(x, 1, FloorDiv(s0 - 3, 2) + 1)",
+        _NESTED,
+        "x",
+        14,
+    ),
     # (the kept Max opens where the expansion merges with another term)
-    Case("2*s0*(x // (2*s0)) + ModularIndexing(x, 2, s0) + (x // (2*s0))*Max(1, s0 - 1)",
-         {"s0": (2, None), "x": (0, None)},
-         "3*s0*(x // (2*s0)) - x // (2*s0) + ModularIndexing(x, 2, s0)", 40),
+    Case(
+        "2*s0*(x // (2*s0)) + ModularIndexing(x, 2, s0) + (x // (2*s0))*Max(1, s0 - 1)",
+        {"s0": (2, None), "x": (0, None)},
+        "3*s0*(x // (2*s0)) - x // (2*s0) + ModularIndexing(x, 2, s0)",
+        40,
+    ),
     # ... only where the quotient goes: a transpose's two digits stay digits
-    Case("x // 64 + 64*ModularIndexing(x, 1, 64)", {"x": (0, 4095)},
-         "x // 64 + 64*ModularIndexing(x, 1, 64)", 4095),
+    Case(
+        "x // 64 + 64*ModularIndexing(x, 1, 64)",
+        {"x": (0, 4095)},
+        "x // 64 + 64*ModularIndexing(x, 1, 64)",
+        4095,
+    ),
     # nested remainders read the low digits of x directly
-    Case("ModularIndexing(ModularIndexing(x, 3, 21), 4, 5)", {"x": (0, 127)},
-         "ModularIndexing(ModularIndexing(x, 1, 63), 12, 5)", 127),
-    Case("ModularIndexing(ModularIndexing(x, 3, 33), 2, 8)", {"x": (0, 99)},
-         "ModularIndexing(ModularIndexing(x, 1, 99), 6, 8)", 99),
-    Case("64*ModularIndexing(ModularIndexing(x, 8, 3), 2, 2) + ModularIndexing(x, 1, 24)",
-         {"x": (0, 1023)}, "64*(ModularIndexing(x, 1, 24) // 16) + ModularIndexing(x, 1, 24)",
-         1023),
+    Case(
+        "ModularIndexing(ModularIndexing(x, 3, 21), 4, 5)",
+        {"x": (0, 127)},
+        "ModularIndexing(ModularIndexing(x, 1, 63), 12, 5)",
+        127,
+    ),
+    Case(
+        "ModularIndexing(ModularIndexing(x, 3, 33), 2, 8)",
+        {"x": (0, 99)},
+        "ModularIndexing(ModularIndexing(x, 1, 99), 6, 8)",
+        99,
+    ),
+    Case(
+        "64*ModularIndexing(ModularIndexing(x, 8, 3), 2, 2) + ModularIndexing(x, 1, 24)",
+        {"x": (0, 1023)},
+        "64*(ModularIndexing(x, 1, 24) // 16) + ModularIndexing(x, 1, 24)",
+        1023,
+    ),
     # a ceiling division of a value in (-y, 0] is 0; a ceiling of a floor division merges
-    Case("CeilDiv(-(x), s0*s1) + FloorDiv(x, s0*s1)",
-         {"s0": (2, 64), "s1": (1, 64), "x": (0, "s0*s1 - 1")}, "0", 10),
+    Case(
+        "CeilDiv(-(x), s0*s1) + FloorDiv(x, s0*s1)",
+        {"s0": (2, 64), "s1": (1, 64), "x": (0, "s0*s1 - 1")},
+        "0",
+        10,
+    ),
     Case("CeilDiv(FloorDiv(x + 3, 3), 16)", {"x": (0, None)}, "x // 48 + 1", 200),
     # (bench.compare --seed 1) a remainder's division merges with the one around it; a
     # ceiling division of a bit is the bit
-    Case("ModularIndexing(ModularIndexing(2*x, 4, 8) + 3, 8, 4)", {"x": (0, 127)},
-         "(ModularIndexing(x, 1, 16) + 6) // 16", 127),
-    Case("CeilDiv(ModularIndexing(2*x, 1, 4), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 2)",
-         99),
+    Case(
+        "ModularIndexing(ModularIndexing(2*x, 4, 8) + 3, 8, 4)",
+        {"x": (0, 127)},
+        "(ModularIndexing(x, 1, 16) + 6) // 16",
+        127,
+    ),
+    Case("CeilDiv(ModularIndexing(2*x, 1, 4), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 2)", 99),
     Case("CeilDiv(3*Mod(x + 3, 3), 4)", {"x": (0, 99)}, "ModularIndexing(x, 1, 3)", 99),
     # (the dynamic-shape corpus) a quotient joins its remainder where only the remainder's
     # definedness proves the divisor positive
-    Case("y + 4*(s0 // 4)*(x // (s0 // 4)) + 4*ModularIndexing(x, 1, s0 // 4)",
-         {"s0": (2, None), "s1": (2, None), "x": (0, "s1*(s0 // 4) - 1"), "y": (0, 3)},
-         "4*x + y", 16),
+    Case(
+        "y + 4*(s0 // 4)*(x // (s0 // 4)) + 4*ModularIndexing(x, 1, s0 // 4)",
+        {"s0": (2, None), "s1": (2, None), "x": (0, "s1*(s0 // 4) - 1"), "y": (0, 3)},
+        "4*x + y",
+        16,
+    ),
 ]
 
 

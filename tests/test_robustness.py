@@ -61,7 +61,12 @@ def test_huge_literals_in_errors_are_summarised() -> None:
 
 
 def test_parse_never_raises_a_bare_value_error() -> None:
-    for text in [f"x ** {BIG_TEXT}", "x ** 0065", "9" * 20000 + " // x", "x // (" + "0" * 5000 + ")"]:
+    for text in [
+        f"x ** {BIG_TEXT}",
+        "x ** 0065",
+        "9" * 20000 + " // x",
+        "x // (" + "0" * 5000 + ")",
+    ]:
         try:
             ia.parse(text)
         except ValueError as err:

@@ -44,30 +44,46 @@ WRAPPED: Mapping[str, RangeSpec] = {"i": ("-n", "n - 1"), "n": (1, None)}
 
 HEADLINE = [
     # Inductor's simplify_with_ranges leaves this alone
-    Case("nested_modular_indexing", "ModularIndexing(ModularIndexing(x, 1, 64), 1, 8)",
-         "ModularIndexing(x, 1, 8)", NONE),
-    Case("join_digits", "ModularIndexing(x, 1, 32) + 32*ModularIndexing(x, 32, 4)",
-         "ModularIndexing(x, 1, 128)", NONE),
-    Case("join_floordiv_and_digit", "197*FloorDiv(x, 197) + ModularIndexing(x, 1, 197)", "x",
-         NONE),
+    Case(
+        "nested_modular_indexing",
+        "ModularIndexing(ModularIndexing(x, 1, 64), 1, 8)",
+        "ModularIndexing(x, 1, 8)",
+        NONE,
+    ),
+    Case(
+        "join_digits",
+        "ModularIndexing(x, 1, 32) + 32*ModularIndexing(x, 32, 4)",
+        "ModularIndexing(x, 1, 128)",
+        NONE,
+    ),
+    Case("join_floordiv_and_digit", "197*FloorDiv(x, 197) + ModularIndexing(x, 1, 197)", "x", NONE),
     # knowing x < s0 (Inductor misses the last two)
     Case("mod_below_symbolic_modulus", "ModularIndexing(x, 1, s0)", "x", X_BELOW_S0),
     Case("mod_below_twice_symbolic_modulus", "ModularIndexing(x, 1, 2*s0)", "x", X_BELOW_S0),
     Case("floordiv_below_symbolic_divisor", "x // (s0 + 1)", "0", X_BELOW_S0),
     Case("min_of_ceildiv_block", "Min(1, CeilDiv(XBLOCK, 64))", "1", {"XBLOCK": (1, None)}),
     # floor(floor(n/2)/-3) is not floor(n/-6): at n = 7 they are -1 and -2 (Inductor folds it)
-    Case("nested_floordiv_negative_divisor_kept", "FloorDiv(FloorDiv(n, 2), -3)",
-         "FloorDiv(FloorDiv(n, 2), -3)", NONE),
+    Case(
+        "nested_floordiv_negative_divisor_kept",
+        "FloorDiv(FloorDiv(n, 2), -3)",
+        "FloorDiv(FloorDiv(n, 2), -3)",
+        NONE,
+    ),
     Case("nested_floordiv_positive_divisor", "FloorDiv(FloorDiv(n, 2), 3)", "n // 6", NONE),
     # Inductor's int8 unpack on the fused index
-    Case("fused_int8_unpack", "1024*FloorDiv(x, 2048) + FloorDiv(ModularIndexing(x, 1, 2048), 2)",
-         "x // 2", NONE),
+    Case(
+        "fused_int8_unpack",
+        "1024*FloorDiv(x, 2048) + FloorDiv(ModularIndexing(x, 1, 2048), 2)",
+        "x // 2",
+        NONE,
+    ),
     # gcd term dropping: 4*x + y with 0 <= y < 4 never carries into the next multiple of 4
     Case("gcd_term_dropped", "(4*x + y) // 8", "x // 2", {"y": 4}),
     Case("gcd_term_kept", "(4*x + y) // 8", "(4*x + y) // 8", {"y": 5}),
     # wrap-around indexing: i + n where i < 0
-    Case("where_negative_branch", "Where(i < 0, i + n, i)", "i + n",
-         {"i": (-4, -1), "n": (4, None)}),
+    Case(
+        "where_negative_branch", "Where(i < 0, i + n, i)", "i + n", {"i": (-4, -1), "n": (4, None)}
+    ),
     Case("where_nonnegative_branch", "Where(i < 0, i + n, i)", "i", {"i": (0, 9)}),
     Case("where_undecided_kept", "Where(i < 0, i + n, i)", "Where(i < 0, i + n, i)", WRAPPED),
     Case("where_lower_bound", "0 <= Where(i < 0, i + n, i)", "True", WRAPPED),
@@ -78,8 +94,12 @@ HEADLINE = [
     Case("cleandiv_is_floordiv", "CleanDiv(x, 4)", "x // 4", NONE),
     Case("mod_negative_modulus_kept", "x % -4", "x % -4", NONE),
     # x - 1 is negative at x = 0: the remainder stays (7 there, not -1)
-    Case("modular_indexing_negative_base_kept", "ModularIndexing(x - 1, 1, 8)",
-         "ModularIndexing(x - 1, 1, 8)", {"x": 8}),
+    Case(
+        "modular_indexing_negative_base_kept",
+        "ModularIndexing(x - 1, 1, 8)",
+        "ModularIndexing(x - 1, 1, 8)",
+        {"x": 8},
+    ),
     Case("ceildiv_small", "CeilDiv(x, 64)", "1", {"x": (1, 64)}),
     Case("nothing_to_do", "x + 2*y", "x + 2*y", NONE),
     # issue 23: the peers' own expected answers (bench/peers has them all)
@@ -97,31 +117,49 @@ HEADLINE = [
     Case("peer_or_tautology", "Or(x <= 1, 2 <= x)", "True", NONE),
     Case("peer_min_absorption", "Min(Max(x, y), x)", "x", NONE),
     Case("peer_mod_padded", "(x - x % y) % y", "0", {"y": (1, None)}),
-    Case("peer_nested_where", "Where(s < 5, Where(s < 6, a, b), b)", "Where(s < 5, a, b)",
-         {"s": (0, 10)}),
+    Case(
+        "peer_nested_where",
+        "Where(s < 5, Where(s < 6, a, b), b)",
+        "Where(s < 5, a, b)",
+        {"s": (0, 10)},
+    ),
     Case("peer_simplex", "Not(3*a + 4*b < 1)", "0 < a + b", {"a": (0, 3), "b": (0, 3)}),
     Case("peer_min_ceil_multiple", "Min(4*((x + 3) // 4), x)", "x", NONE),
     Case("peer_mod_pair", "x % 2 + (x + 1) % 2", "1", NONE),
     Case("peer_floordiv_difference", "(x + 1) // 2 - x // 2", "ModularIndexing(x, 1, 2)", NONE),
     Case("peer_symbolic_multiple_mod", "((p + 1)*64) % ((p + 1)*32)", "0", {"p": (0, None)}),
     Case("peer_congruence", "(3 + 3*a) % 4", "3 - a", {"a": (0, 3)}),
-    Case("peer_unrolled_arange", "(g + 2561) // 4 + (g + 2562) // 4 + (g + 2560) // 4"
-         " + (g + 2559) // 4", "g + 2559", {"g": (0, 2559)}),
+    Case(
+        "peer_unrolled_arange",
+        "(g + 2561) // 4 + (g + 2562) // 4 + (g + 2560) // 4 + (g + 2559) // 4",
+        "g + 2559",
+        {"g": (0, 2559)},
+    ),
     # two digits of one index join even when a coefficient exceeds the low digit's modulus
     # (reducing 14678 mod 129 first hid the shared dividend: bench/corpus, 4 expressions)
-    Case("digits_join_before_coefficients_shrink",
-         "ModularIndexing(14678*d0 + d1, 1, 129) + 129*ModularIndexing(14678*d0 + d1, 129, 1024)",
-         "ModularIndexing(14678*d0 + d1, 1, 132096)", {"d0": 64, "d1": 14678}),
-    Case("mod_mul_symbolic_modulus_not_a_literal",
-         "ModularIndexing(x0, 1, 2*s6) + ModularIndexing(x0 - 1, 1, 2)",
-         "ModularIndexing(x0, 1, 2*s6) + ModularIndexing(x0 - 1, 1, 2)", {"x0": (0, None), "s6": (2, None)}),
+    Case(
+        "digits_join_before_coefficients_shrink",
+        "ModularIndexing(14678*d0 + d1, 1, 129) + 129*ModularIndexing(14678*d0 + d1, 129, 1024)",
+        "ModularIndexing(14678*d0 + d1, 1, 132096)",
+        {"d0": 64, "d1": 14678},
+    ),
+    Case(
+        "mod_mul_symbolic_modulus_not_a_literal",
+        "ModularIndexing(x0, 1, 2*s6) + ModularIndexing(x0 - 1, 1, 2)",
+        "ModularIndexing(x0, 1, 2*s6) + ModularIndexing(x0 - 1, 1, 2)",
+        {"x0": (0, None), "s6": (2, None)},
+    ),
 ]
 
 GAPS = [
     # i + n < n needs i < 0 from the condition while n has no upper bound
     pytest.param(
-        Case("where_upper_bound_numeric_index", "Where(i < 0, i + n, i) < n", "True",
-             {"i": (-9, 9), "n": (10, None)}),
+        Case(
+            "where_upper_bound_numeric_index",
+            "Where(i < 0, i + n, i) < n",
+            "True",
+            {"i": (-9, 9), "n": (10, None)},
+        ),
         id="where_upper_bound_numeric_index",
     ),
 ]
@@ -225,8 +263,12 @@ def test_stats_agree_with_trace(case: Case) -> None:
 
 
 def test_nothing_fires_same_node() -> None:
-    for text, ranges in [("x + 2*y", NONE), ("ModularIndexing(x, 1, 3)", NONE),
-                         ("x // 7", {"x": (0, 100)}), ("Where(i < 0, i + n, i)", WRAPPED)]:
+    for text, ranges in [
+        ("x + 2*y", NONE),
+        ("ModularIndexing(x, 1, 3)", NONE),
+        ("x // 7", {"x": (0, 100)}),
+        ("Where(i < 0, i + n, i)", WRAPPED),
+    ]:
         e = ia.parse(text)
         assert ia.simplify(e, ranges) is e
         r = _result(e, ranges, explain=True)
@@ -244,8 +286,9 @@ CYCLE = [
     Rule("min_to_max", Min(x_, y_), Max(x_, y_)),
     Rule("max_to_min", Max(x_, y_), Min(x_, y_)),
 ]
-CEILDIV_AS_FLOORDIV = Rule("ceildiv_as_floordiv", CeilDiv(x_, c_), FloorDiv(x_ + c_ - 1, c_),
-                           when=pos(c_))
+CEILDIV_AS_FLOORDIV = Rule(
+    "ceildiv_as_floordiv", CeilDiv(x_, c_), FloorDiv(x_ + c_ - 1, c_), when=pos(c_)
+)
 FLOORDIV_SMALL = Rule("floordiv_small", FloorDiv(x_, c_), 0, when=nonneg(x_) & lt(x_, c_))
 
 
@@ -292,7 +335,9 @@ BAD_RANGES: list[Any] = [
     pytest.param({"x": 2.5}, "range of x", id="float_size"),
     pytest.param({"x": "s0 < 3"}, "range of x", id="claim_as_bound"),
     pytest.param(
-        {"x": (0, "y +")}, "range of x", id="unparsable_bound",
+        {"x": (0, "y +")},
+        "range of x",
+        id="unparsable_bound",
     ),
     pytest.param({"x + ": 3}, "range key 'x \\+ '", id="unparsable_key"),
     pytest.param({"x < y": 3}, "integer expressions", id="claim_key"),

@@ -79,113 +79,231 @@ E_SPLIT = "128*i2 + ModularIndexing(i1, 1, 64) + 64*ModularIndexing(i1 + 64*r3, 
 
 INDEXING_SIMPLIFICATION = [
     # `i1//64` vanishes (i1 < 64); the outer mod 2 stays because r3 reaches 2
-    Case("indexing-mod_of_small_base_dropped", E_SPLIT,
-         "i1 + 128*i2 + 64*ModularIndexing(r3, 1, 2)", VR_R3_3),
+    Case(
+        "indexing-mod_of_small_base_dropped",
+        E_SPLIT,
+        "i1 + 128*i2 + 64*ModularIndexing(r3, 1, 2)",
+        VR_R3_3,
+    ),
     # all ModularIndexing vanish once r3 < 2
     Case("indexing-all_mods_dropped", E_SPLIT, "i1 + 128*i2 + 64*r3", VR_R3_2),
     # a negative base term keeps the remainder
-    Case("indexing-negative_base_kept", "ModularIndexing(i1 - 15, 1, 64)",
-         "ModularIndexing(i1 - 15, 1, 64)", VR_R3_2),
+    Case(
+        "indexing-negative_base_kept",
+        "ModularIndexing(i1 - 15, 1, 64)",
+        "ModularIndexing(i1 - 15, 1, 64)",
+        VR_R3_2,
+    ),
     # small terms stay when the rest is not a multiple of the divisor
-    Case("indexing-small_terms_kept", "FloorDiv(r3 + i2 + i1, 32)",
-         "(i1 + i2 + r3) // 32", VR_R3_2),
-    Case("indexing-mod_above_base_dropped", "ModularIndexing(2*i2 + r3, 1, 64)",
-         "2*i2 + r3", VR_R3_2),
+    Case(
+        "indexing-small_terms_kept", "FloorDiv(r3 + i2 + i1, 32)", "(i1 + i2 + r3) // 32", VR_R3_2
+    ),
+    Case(
+        "indexing-mod_above_base_dropped", "ModularIndexing(2*i2 + r3, 1, 64)", "2*i2 + r3", VR_R3_2
+    ),
     # torch's constructors (no ranges): symbolic divisors cancel
-    Case("indexing-symbolic_divisor_floordiv", "FloorDiv(r3*i0, r3)", "i0", NO_RANGES,
-         inductor="constructor"),
-    Case("indexing-symbolic_divisor_modular_indexing", "ModularIndexing(r3*i0, r3, 10)",
-         "ModularIndexing(i0, 1, 10)", NO_RANGES, inductor="constructor"),
+    Case(
+        "indexing-symbolic_divisor_floordiv",
+        "FloorDiv(r3*i0, r3)",
+        "i0",
+        NO_RANGES,
+        inductor="constructor",
+    ),
+    Case(
+        "indexing-symbolic_divisor_modular_indexing",
+        "ModularIndexing(r3*i0, r3, 10)",
+        "ModularIndexing(i0, 1, 10)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
     # (10*i) % 10 == 0, (20*i)//2 % 10 == 0: whole periods vanish
-    Case("indexing-whole_period_dropped", "ModularIndexing(i0 + i1*10, 1, 10)",
-         "ModularIndexing(i0, 1, 10)", NO_RANGES, inductor="constructor"),
-    Case("indexing-whole_period_dropped_divisor_2", "ModularIndexing(i0 + i1*20, 2, 10)",
-         "ModularIndexing(i0, 2, 10)", NO_RANGES, inductor="constructor"),
-    Case("indexing-whole_symbolic_period_dropped", "ModularIndexing(i0 + i1*i2*r3, i2, r3)",
-         "ModularIndexing(i0, i2, r3)", NO_RANGES, inductor="constructor"),
+    Case(
+        "indexing-whole_period_dropped",
+        "ModularIndexing(i0 + i1*10, 1, 10)",
+        "ModularIndexing(i0, 1, 10)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
+    Case(
+        "indexing-whole_period_dropped_divisor_2",
+        "ModularIndexing(i0 + i1*20, 2, 10)",
+        "ModularIndexing(i0, 2, 10)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
+    Case(
+        "indexing-whole_symbolic_period_dropped",
+        "ModularIndexing(i0 + i1*i2*r3, i2, r3)",
+        "ModularIndexing(i0, i2, r3)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
     # Inductor keeps these (Triton's C remainder, triton#619); with floor semantics
     # indexalg may fold them further, and the value check keeps it honest.
-    Case("indexing-negative_term_kept", "ModularIndexing(-i0 + i1*20, 2, 10)",
-         "ModularIndexing(-i0 + 20*i1, 2, 10)", NO_RANGES, inductor="constructor"),
-    Case("indexing-negative_constant_kept", "ModularIndexing(-15 + i1*20, 2, 10)",
-         "ModularIndexing(20*i1 - 15, 2, 10)", NO_RANGES, inductor="constructor"),
+    Case(
+        "indexing-negative_term_kept",
+        "ModularIndexing(-i0 + i1*20, 2, 10)",
+        "ModularIndexing(-i0 + 20*i1, 2, 10)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
+    Case(
+        "indexing-negative_constant_kept",
+        "ModularIndexing(-15 + i1*20, 2, 10)",
+        "ModularIndexing(20*i1 - 15, 2, 10)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
     # constant fold from the divisor into the base
-    Case("indexing-divisor_folded_into_base", "ModularIndexing(i0*4, 2, 10)",
-         "ModularIndexing(2*i0, 1, 10)", NO_RANGES, inductor="constructor"),
-    Case("indexing-floordiv_folded", "FloorDiv(i0*4, 2)", "2*i0", NO_RANGES,
-         inductor="constructor"),
+    Case(
+        "indexing-divisor_folded_into_base",
+        "ModularIndexing(i0*4, 2, 10)",
+        "ModularIndexing(2*i0, 1, 10)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
+    Case(
+        "indexing-floordiv_folded", "FloorDiv(i0*4, 2)", "2*i0", NO_RANGES, inductor="constructor"
+    ),
     # nested ModularIndexing (Inductor leaves the first two alone)
-    Case("indexing-nested_kept", "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784), 1, 28)",
-         "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784), 1, 28)",
-         {"i1": 13, "i2": 121}),
-    Case("indexing-nested_plus_one_kept",
-         "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784) + 1, 1, 28)",
-         "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784) + 1, 1, 28)",
-         {"i1": 13, "i2": 121}),
+    Case(
+        "indexing-nested_kept",
+        "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784), 1, 28)",
+        "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784), 1, 28)",
+        {"i1": 13, "i2": 121},
+    ),
+    Case(
+        "indexing-nested_plus_one_kept",
+        "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784) + 1, 1, 28)",
+        "ModularIndexing(ModularIndexing(121*i1 + i2, 1, 784) + 1, 1, 28)",
+        {"i1": 13, "i2": 121},
+    ),
     # FloorDiv(ModularIndexing(b, d1, m), d2) -> ModularIndexing(b, d1*d2, m//d2) when d2 | m
     # (older versions of the file expected FloorDiv(ModularIndexing(i2, 1, 28), 7))
-    Case("indexing-nested_digit", "ModularIndexing(ModularIndexing(i2, 1, 28), 7, 4)",
-         "ModularIndexing(i2, 7, 4)", {"i2": 784}),
-    Case("indexing-nested_digit_plus_one_kept",
-         "ModularIndexing(ModularIndexing(i2, 1, 28) + 1, 7, 4)",
-         "ModularIndexing(ModularIndexing(i2, 1, 28) + 1, 7, 4)", {"i2": 784}),
+    Case(
+        "indexing-nested_digit",
+        "ModularIndexing(ModularIndexing(i2, 1, 28), 7, 4)",
+        "ModularIndexing(i2, 7, 4)",
+        {"i2": 784},
+    ),
+    Case(
+        "indexing-nested_digit_plus_one_kept",
+        "ModularIndexing(ModularIndexing(i2, 1, 28) + 1, 7, 4)",
+        "ModularIndexing(ModularIndexing(i2, 1, 28) + 1, 7, 4)",
+        {"i2": 784},
+    ),
 ]
 
 # test_floordiv_modularindexing_simplification: i0 is declared `nonneg=True`, which is not a
 # sympy assumption (is_nonnegative stays None), so i0 is any integer.
 FLOORDIV_OF_MODULAR_INDEXING = [
-    Case("floordiv_mi-digit_8192_by_128", "FloorDiv(ModularIndexing(i0, 1, 8192), 128)",
-         "ModularIndexing(i0, 128, 64)", NO_RANGES),
-    Case("floordiv_mi-digit_120_by_6", "FloorDiv(ModularIndexing(i0, 2, 120), 6)",
-         "ModularIndexing(i0, 12, 20)", NO_RANGES),
-    Case("floordiv_mi-not_dividing_kept", "FloorDiv(ModularIndexing(i0, 1, 28), 5)",
-         "ModularIndexing(i0, 1, 28) // 5", NO_RANGES),
-    Case("floordiv_mi-below_divisor_zero", "FloorDiv(ModularIndexing(i0, 1, 10), 10)", "0",
-         NO_RANGES),
+    Case(
+        "floordiv_mi-digit_8192_by_128",
+        "FloorDiv(ModularIndexing(i0, 1, 8192), 128)",
+        "ModularIndexing(i0, 128, 64)",
+        NO_RANGES,
+    ),
+    Case(
+        "floordiv_mi-digit_120_by_6",
+        "FloorDiv(ModularIndexing(i0, 2, 120), 6)",
+        "ModularIndexing(i0, 12, 20)",
+        NO_RANGES,
+    ),
+    Case(
+        "floordiv_mi-not_dividing_kept",
+        "FloorDiv(ModularIndexing(i0, 1, 28), 5)",
+        "ModularIndexing(i0, 1, 28) // 5",
+        NO_RANGES,
+    ),
+    Case(
+        "floordiv_mi-below_divisor_zero", "FloorDiv(ModularIndexing(i0, 1, 10), 10)", "0", NO_RANGES
+    ),
 ]
 
 # test_remove_zero_terms_generalized (and TestWideExpressionThresholds'
 # test_remove_zero_terms_still_works_small): FloorDiv(128*i1, 8192) is FloorDiv(i1, 64) in torch.
 REMOVE_ZERO_TERMS = [
-    Case("zero_terms-below_gcd_dropped", "FloorDiv(i0 + 128*i1, 8192)", "i1 // 64",
-         {"i0": 128}),
-    Case("zero_terms-range_equals_gcd_dropped", "FloorDiv(i0 + 6*i1, 18)", "i1 // 3",
-         {"i0": 6}),
-    Case("zero_terms-above_gcd_kept", "FloorDiv(i0 + 128*i1, 8192)",
-         "(i0 + 128*i1) // 8192", {"i0": 129}),
+    Case("zero_terms-below_gcd_dropped", "FloorDiv(i0 + 128*i1, 8192)", "i1 // 64", {"i0": 128}),
+    Case("zero_terms-range_equals_gcd_dropped", "FloorDiv(i0 + 6*i1, 18)", "i1 // 3", {"i0": 6}),
+    Case(
+        "zero_terms-above_gcd_kept",
+        "FloorDiv(i0 + 128*i1, 8192)",
+        "(i0 + 128*i1) // 8192",
+        {"i0": 129},
+    ),
 ]
 
 # test_indexing_join: i0, i1, i2 integer=True, var_ranges {}.
 J4 = "ModularIndexing(i0, 10, i1) + i1*ModularIndexing(i0, 10*i1, i2)"
 INDEXING_JOIN = [
-    Case("join-two_digits", "ModularIndexing(i0, 1, 32) + 32*ModularIndexing(i0, 32, 4)",
-         "ModularIndexing(i0, 1, 128)", NO_RANGES),
-    Case("join-two_digits_scaled",
-         "2*(ModularIndexing(i0, 1, 32) + 32*ModularIndexing(i0, 32, 4))",
-         "2*ModularIndexing(i0, 1, 128)", NO_RANGES),
-    Case("join-divisor_3", "ModularIndexing(i0, 3, 32) + 32*ModularIndexing(i0, 96, 4)",
-         "ModularIndexing(i0, 3, 128)", NO_RANGES),
-    Case("join-wrong_modulus_kept", "ModularIndexing(i0, 1, 30) + 32*ModularIndexing(i0, 32, 4)",
-         "ModularIndexing(i0, 1, 30) + 32*ModularIndexing(i0, 32, 4)", NO_RANGES),
+    Case(
+        "join-two_digits",
+        "ModularIndexing(i0, 1, 32) + 32*ModularIndexing(i0, 32, 4)",
+        "ModularIndexing(i0, 1, 128)",
+        NO_RANGES,
+    ),
+    Case(
+        "join-two_digits_scaled",
+        "2*(ModularIndexing(i0, 1, 32) + 32*ModularIndexing(i0, 32, 4))",
+        "2*ModularIndexing(i0, 1, 128)",
+        NO_RANGES,
+    ),
+    Case(
+        "join-divisor_3",
+        "ModularIndexing(i0, 3, 32) + 32*ModularIndexing(i0, 96, 4)",
+        "ModularIndexing(i0, 3, 128)",
+        NO_RANGES,
+    ),
+    Case(
+        "join-wrong_modulus_kept",
+        "ModularIndexing(i0, 1, 30) + 32*ModularIndexing(i0, 32, 4)",
+        "ModularIndexing(i0, 1, 30) + 32*ModularIndexing(i0, 32, 4)",
+        NO_RANGES,
+    ),
     Case("join-symbolic_moduli", J4, "ModularIndexing(i0, 10, i1*i2)", NO_RANGES),
-    Case("join-symbolic_moduli_offset", f"{J4} + 10", "ModularIndexing(i0, 10, i1*i2) + 10",
-         NO_RANGES),
-    Case("join-floordiv_and_digit", "197*FloorDiv(i0, 197) + ModularIndexing(i0, 1, 197)", "i0",
-         NO_RANGES),
-    Case("join-floordiv_and_digit_scaled",
-         "2*(197*FloorDiv(i0, 197) + ModularIndexing(i0, 1, 197))", "2*i0", NO_RANGES),
-    Case("join-floordiv_and_digit_divisor_3",
-         "197*FloorDiv(i0, 197*3) + ModularIndexing(i0, 3, 197)", "i0 // 3", NO_RANGES),
+    Case(
+        "join-symbolic_moduli_offset",
+        f"{J4} + 10",
+        "ModularIndexing(i0, 10, i1*i2) + 10",
+        NO_RANGES,
+    ),
+    Case(
+        "join-floordiv_and_digit",
+        "197*FloorDiv(i0, 197) + ModularIndexing(i0, 1, 197)",
+        "i0",
+        NO_RANGES,
+    ),
+    Case(
+        "join-floordiv_and_digit_scaled",
+        "2*(197*FloorDiv(i0, 197) + ModularIndexing(i0, 1, 197))",
+        "2*i0",
+        NO_RANGES,
+    ),
+    Case(
+        "join-floordiv_and_digit_divisor_3",
+        "197*FloorDiv(i0, 197*3) + ModularIndexing(i0, 3, 197)",
+        "i0 // 3",
+        NO_RANGES,
+    ),
 ]
 
 # test_modular_indexing_pairs_merged / _not_merged: x is positive=True.
 POSITIVE_X: Mapping[str, RangeSpec] = {"x": (1, None)}
 MODULAR_INDEXING_PAIRS = [
-    Case("pairs-merged", "ModularIndexing(ModularIndexing(x, 1, 1024), 1, 32)",
-         "ModularIndexing(x, 1, 32)", POSITIVE_X, inductor="combine_modular_indexing_pairs"),
-    Case("pairs-not_merged", "ModularIndexing(ModularIndexing(x, 1, 1024), 1, 3)",
-         "ModularIndexing(ModularIndexing(x, 1, 1024), 1, 3)", POSITIVE_X,
-         inductor="combine_modular_indexing_pairs"),
+    Case(
+        "pairs-merged",
+        "ModularIndexing(ModularIndexing(x, 1, 1024), 1, 32)",
+        "ModularIndexing(x, 1, 32)",
+        POSITIVE_X,
+        inductor="combine_modular_indexing_pairs",
+    ),
+    Case(
+        "pairs-not_merged",
+        "ModularIndexing(ModularIndexing(x, 1, 1024), 1, 3)",
+        "ModularIndexing(ModularIndexing(x, 1, 1024), 1, 3)",
+        POSITIVE_X,
+        inductor="combine_modular_indexing_pairs",
+    ),
 ]
 
 # test_expand_floor_div_*: x, y, s are positive=True.  indexalg has no (numerator,
@@ -193,21 +311,58 @@ MODULAR_INDEXING_PAIRS = [
 POSITIVE_XY: Mapping[str, RangeSpec] = {"x": (1, None), "y": (1, None)}
 POSITIVE_SXY: Mapping[str, RangeSpec] = {"s": (1, None), "x": (1, None), "y": (1, None)}
 EXPAND_FLOOR_DIV = [
-    Case("expand-two_floordivs_skipped", "FloorDiv(x, 2) + FloorDiv(y, 3)",
-         "x // 2 + y // 3", POSITIVE_XY, inductor="expand_floor_div_skipped"),
+    Case(
+        "expand-two_floordivs_skipped",
+        "FloorDiv(x, 2) + FloorDiv(y, 3)",
+        "x // 2 + y // 3",
+        POSITIVE_XY,
+        inductor="expand_floor_div_skipped",
+    ),
     # expand_floor_div(5*x + y//3) == (15*x + y, 3); FloorDiv(15*x + y, 3) is 5*x + y//3
-    Case("expand-applied", "x*5 + FloorDiv(y, 3)", "5*x + y // 3", POSITIVE_XY,
-         inductor="expand_floor_div"),
-    Case("expand-applied_expected", "FloorDiv(x*15 + y, 3)", "5*x + y // 3", POSITIVE_XY,
-         inductor="constructor"),
-    Case("expand-applied_identity", "5*x + FloorDiv(y, 3) == FloorDiv(15*x + y, 3)", "True",
-         POSITIVE_XY, inductor="none"),
-    Case("expand-symbolic_factor", "s*x + FloorDiv(y, 3)", "s*x + y // 3", POSITIVE_SXY,
-         inductor="expand_floor_div", candidates=("x", "y")),
-    Case("expand-symbolic_factor_expected", "FloorDiv(3*s*x + y, 3)", "s*x + y // 3",
-         POSITIVE_SXY, inductor="constructor"),
-    Case("expand-cross_tree_symbolic_factor_skipped", "s*x + FloorDiv(y, 3)", "s*x + y // 3",
-         POSITIVE_SXY, inductor="expand_floor_div_skipped", candidates=("x",)),
+    Case(
+        "expand-applied",
+        "x*5 + FloorDiv(y, 3)",
+        "5*x + y // 3",
+        POSITIVE_XY,
+        inductor="expand_floor_div",
+    ),
+    Case(
+        "expand-applied_expected",
+        "FloorDiv(x*15 + y, 3)",
+        "5*x + y // 3",
+        POSITIVE_XY,
+        inductor="constructor",
+    ),
+    Case(
+        "expand-applied_identity",
+        "5*x + FloorDiv(y, 3) == FloorDiv(15*x + y, 3)",
+        "True",
+        POSITIVE_XY,
+        inductor="none",
+    ),
+    Case(
+        "expand-symbolic_factor",
+        "s*x + FloorDiv(y, 3)",
+        "s*x + y // 3",
+        POSITIVE_SXY,
+        inductor="expand_floor_div",
+        candidates=("x", "y"),
+    ),
+    Case(
+        "expand-symbolic_factor_expected",
+        "FloorDiv(3*s*x + y, 3)",
+        "s*x + y // 3",
+        POSITIVE_SXY,
+        inductor="constructor",
+    ),
+    Case(
+        "expand-cross_tree_symbolic_factor_skipped",
+        "s*x + FloorDiv(y, 3)",
+        "s*x + y // 3",
+        POSITIVE_SXY,
+        inductor="expand_floor_div_skipped",
+        candidates=("x",),
+    ),
 ]
 
 # test_int8_unpack / test_int8_unpack_dynamic_shape (GPU codegen tests): the load index
@@ -215,59 +370,111 @@ EXPAND_FLOOR_DIV = [
 # x0 = x2 % 11008), which Inductor reaches through expand_floor_div and _simplify_loops.
 # The dynamic test's sizes are backed symbols (>= 2 after 0/1 specialisation).
 DYNAMIC_SIZES: Mapping[str, RangeSpec] = {
-    "x2": "2*s0*s1*s2", "s0": (2, None), "s1": (2, None), "s2": (2, None)
+    "x2": "2*s0*s1*s2",
+    "s0": (2, None),
+    "s1": (2, None),
+    "s2": (2, None),
 }
 LOOP_JOIN = [
-    Case("int8_unpack-static",
-         "5504*FloorDiv(x2, 11008) + FloorDiv(ModularIndexing(x2, 1, 11008), 2)", "x2 // 2",
-         {"x2": 2 * 4096 * 11008}),
-    Case("int8_unpack-dynamic",
-         "s2*FloorDiv(x2, 2*s2) + FloorDiv(ModularIndexing(x2, 1, 2*s2), 2)", "x2 // 2",
-         DYNAMIC_SIZES),
+    Case(
+        "int8_unpack-static",
+        "5504*FloorDiv(x2, 11008) + FloorDiv(ModularIndexing(x2, 1, 11008), 2)",
+        "x2 // 2",
+        {"x2": 2 * 4096 * 11008},
+    ),
+    Case(
+        "int8_unpack-dynamic",
+        "s2*FloorDiv(x2, 2*s2) + FloorDiv(ModularIndexing(x2, 1, 2*s2), 2)",
+        "x2 // 2",
+        DYNAMIC_SIZES,
+    ),
 ]
 
 # TestWideExpressionThresholds: sums of 30 / 40 integer=True symbols.
 W30 = " + ".join(f"s{i}" for i in range(30))
 W40 = " + ".join(f"s{i}" for i in range(40))
 WIDE = [
-    Case("wide-multiple_of_4096", f"Mod(4096*({W30}), 4096)", "0", NO_RANGES,
-         inductor="multiple_of"),
+    Case(
+        "wide-multiple_of_4096", f"Mod(4096*({W30}), 4096)", "0", NO_RANGES, inductor="multiple_of"
+    ),
     Case("wide-multiple_of_32", f"Mod(160*({W30}), 32)", "0", NO_RANGES, inductor="multiple_of"),
-    Case("wide-multiple_of_256", f"Mod(({W30})*256, 256)", "0", NO_RANGES,
-         inductor="multiple_of"),
+    Case("wide-multiple_of_256", f"Mod(({W30})*256, 256)", "0", NO_RANGES, inductor="multiple_of"),
     Case("wide-multiple_of_64", f"Mod(({W30})*256, 64)", "0", NO_RANGES, inductor="multiple_of"),
-    Case("wide-multiple_of_4096_nested", f"Mod(4096*({W30} + 1), 4096)", "0", NO_RANGES,
-         inductor="multiple_of"),
-    Case("wide-multiple_of_96", f"Mod(({W30})*12*8, 96)", "0", NO_RANGES,
-         inductor="multiple_of"),
-    Case("wide-floordiv_multiple_of_1", f"Mod(FloorDiv(({W30})*160, 160), 1)", "0", NO_RANGES,
-         inductor="multiple_of"),
-    Case("wide-floordiv_exact", f"FloorDiv(({W30})*160, 160)", W30, NO_RANGES,
-         inductor="constructor"),
+    Case(
+        "wide-multiple_of_4096_nested",
+        f"Mod(4096*({W30} + 1), 4096)",
+        "0",
+        NO_RANGES,
+        inductor="multiple_of",
+    ),
+    Case("wide-multiple_of_96", f"Mod(({W30})*12*8, 96)", "0", NO_RANGES, inductor="multiple_of"),
+    Case(
+        "wide-floordiv_multiple_of_1",
+        f"Mod(FloorDiv(({W30})*160, 160), 1)",
+        "0",
+        NO_RANGES,
+        inductor="multiple_of",
+    ),
+    Case(
+        "wide-floordiv_exact", f"FloorDiv(({W30})*160, 160)", W30, NO_RANGES, inductor="constructor"
+    ),
     Case("wide-self_multiple", f"Mod({W30}, {W30})", "0", NO_RANGES, inductor="multiple_of"),
-    Case("wide-self_multiple_scaled", f"Mod(4*({W30}), 4*({W30}))", "0", NO_RANGES,
-         inductor="multiple_of"),
-    Case("wide-modular_indexing_not_decomposed", f"ModularIndexing({W40} + 138560, 160, 930)",
-         f"ModularIndexing({W40} + 138560, 160, 930)", NO_RANGES, inductor="constructor"),
+    Case(
+        "wide-self_multiple_scaled",
+        f"Mod(4*({W30}), 4*({W30}))",
+        "0",
+        NO_RANGES,
+        inductor="multiple_of",
+    ),
+    Case(
+        "wide-modular_indexing_not_decomposed",
+        f"ModularIndexing({W40} + 138560, 160, 930)",
+        f"ModularIndexing({W40} + 138560, 160, 930)",
+        NO_RANGES,
+        inductor="constructor",
+    ),
     # the test only asks for a result; Inductor's actual answer is the joined sum
-    Case("wide-simplify_with_ranges",
-         f"ModularIndexing({W40}, 1, 160) + 160*FloorDiv({W40}, 160)", W40, {"i0": 10}),
+    Case(
+        "wide-simplify_with_ranges",
+        f"ModularIndexing({W40}, 1, 160) + 160*FloorDiv({W40}, 160)",
+        W40,
+        {"i0": 10},
+    ),
 ]
 
 # TestEvaluateMinMax, sound assertions (u0, u1 unbacked: integer=True, constrained by check()).
 SIZEVARS_MIN_MAX = [
-    Case("minmax-min_multiple_nonneg", "Min(u0, 10*u0)", "u0", {"u0": (0, None)},
-         inductor="evaluate_min"),
+    Case(
+        "minmax-min_multiple_nonneg",
+        "Min(u0, 10*u0)",
+        "u0",
+        {"u0": (0, None)},
+        inductor="evaluate_min",
+    ),
     Case("minmax-max_concrete", "Max(-5, 3)", "3", NO_RANGES, inductor="constructor"),
     Case("minmax-min_concrete", "Min(-5, 3)", "-5", NO_RANGES, inductor="constructor"),
-    Case("minmax-min_product_both_positive", "Min(u0, u0*u1)", "u0",
-         {"u0": (1, None), "u1": (1, None)}, inductor="evaluate_min"),
-    Case("minmax-le_multiple", "u0 <= 10*u0", "True", {"u0": (0, None)},
-         inductor="guard_or_false"),
-    Case("minmax-le_multiple_reversed_unknown", "10*u0 <= u0", "10*u0 <= u0", {"u0": (0, None)},
-         inductor="guard_or_false"),
-    Case("minmax-lt_multiple_unknown", "u0 < 10*u0", "u0 < 10*u0", {"u0": (0, None)},
-         inductor="guard_or_false"),
+    Case(
+        "minmax-min_product_both_positive",
+        "Min(u0, u0*u1)",
+        "u0",
+        {"u0": (1, None), "u1": (1, None)},
+        inductor="evaluate_min",
+    ),
+    Case("minmax-le_multiple", "u0 <= 10*u0", "True", {"u0": (0, None)}, inductor="guard_or_false"),
+    Case(
+        "minmax-le_multiple_reversed_unknown",
+        "10*u0 <= u0",
+        "10*u0 <= u0",
+        {"u0": (0, None)},
+        inductor="guard_or_false",
+    ),
+    Case(
+        "minmax-lt_multiple_unknown",
+        "u0 < 10*u0",
+        "u0 < 10*u0",
+        {"u0": (0, None)},
+        inductor="guard_or_false",
+    ),
 ]
 
 ALL_CASES: list[Case] = [
@@ -297,15 +504,27 @@ class Fault:
 
 INDUCTOR_FAULTS = [
     # TestEvaluateMinMax documents these as UNSOUND (u0 may be negative, u1 may be 0)
-    Fault("evaluate_min_multiple", "Min(u0, 10*u0)", "u0", NO_RANGES, {"u0": -1},
-          "evaluate_min"),
-    Fault("evaluate_max_multiple", "Max(u0, 10*u0)", "10*u0", NO_RANGES, {"u0": -1},
-          "evaluate_max"),
-    Fault("evaluate_min_product_gcd", "Min(u0, u0*u1)", "u0", NO_RANGES, {"u0": 1, "u1": 0},
-          "evaluate_min"),
+    Fault("evaluate_min_multiple", "Min(u0, 10*u0)", "u0", NO_RANGES, {"u0": -1}, "evaluate_min"),
+    Fault(
+        "evaluate_max_multiple", "Max(u0, 10*u0)", "10*u0", NO_RANGES, {"u0": -1}, "evaluate_max"
+    ),
+    Fault(
+        "evaluate_min_product_gcd",
+        "Min(u0, u0*u1)",
+        "u0",
+        NO_RANGES,
+        {"u0": 1, "u1": 0},
+        "evaluate_min",
+    ),
     # torch's FloorDiv folds a negative outer divisor (ANCHORS.md)
-    Fault("floordiv_negative_divisor", "FloorDiv(FloorDiv(n, 2), -3)", "FloorDiv(n, -6)",
-          NO_RANGES, {"n": 7}, "constructor"),
+    Fault(
+        "floordiv_negative_divisor",
+        "FloorDiv(FloorDiv(n, 2), -3)",
+        "FloorDiv(n, -6)",
+        NO_RANGES,
+        {"n": 7},
+        "constructor",
+    ),
 ]
 
 
@@ -480,7 +699,9 @@ def test_value_preserved(case: Case) -> None:
     expected = ia.parse(case.expected)
     out = ia.simplify(before, case.ranges)
     assert_same_values(
-        before, {"inductor's answer": expected, "indexalg's answer": out}, case.ranges,
+        before,
+        {"inductor's answer": expected, "indexalg's answer": out},
+        case.ranges,
         case.name,
     )
 
@@ -576,8 +797,9 @@ def _two_args(text: str, ranges: Mapping[str, RangeSpec]) -> tuple[Any, Any]:
     return _torch(str(a), ranges), _torch(str(b), ranges)
 
 
-def _inductor_answer(inductor: Any, kind: str, before: str, ranges: Mapping[str, RangeSpec],
-                     case: Case | None = None) -> Any:
+def _inductor_answer(
+    inductor: Any, kind: str, before: str, ranges: Mapping[str, RangeSpec], case: Case | None = None
+) -> Any:
     """What Inductor returns for ``before``, computed the way ``kind`` says."""
     sympy = pytest.importorskip("sympy")
     fns = pytest.importorskip("torch.utils._sympy.functions")

@@ -184,4 +184,3 @@ def test_bounds_memo_keys_on_ranges_and_assumptions(monkeypatch: pytest.MonkeyPa
         assert len(analyzer_mod._BOUNDS) <= 4
     with pytest.raises(ia.RangeError):
         ia.bounds("x", {"x": (5, 2)})
-

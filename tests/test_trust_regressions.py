@@ -119,8 +119,11 @@ def test_infinity_arithmetic() -> None:
 
 @pytest.mark.parametrize(
     ("ranges", "cycle"),
-    [({"x": "x"}, "x -> x"), ({"x": "y", "y": "x"}, "x -> y -> x"),
-     ({"a": (0, "b"), "b": (0, "c + 1"), "c": "a"}, "a -> b -> c -> a")],
+    [
+        ({"x": "x"}, "x -> x"),
+        ({"x": "y", "y": "x"}, "x -> y -> x"),
+        ({"a": (0, "b"), "b": (0, "c + 1"), "c": "a"}, "a -> b -> c -> a"),
+    ],
 )
 def test_cyclic_ranges_are_an_error_naming_the_cycle(ranges: ia.RangesLike, cycle: str) -> None:
     with pytest.raises(ia.RangeError, match=f"cycle: {cycle}$"):

@@ -170,18 +170,38 @@ class Sound:
 
 
 SOUND_RULES = [
-    Sound(Rule("div_div", ia.FloorDiv(ia.FloorDiv(x, c1), c2), ia.FloorDiv(x, c1 * c2),
-               when=pos(c2)), "proved"),
+    Sound(
+        Rule("div_div", ia.FloorDiv(ia.FloorDiv(x, c1), c2), ia.FloorDiv(x, c1 * c2), when=pos(c2)),
+        "proved",
+    ),
     Sound(Rule("mul_div", ia.FloorDiv(x * c1, c1), x), "proved"),
     Sound(Rule("mod_mul", ia.Mod(x * c1, c1), ia.Integer(0)), "proved"),
     Sound(Rule("mod_below", ia.Mod(x, y), x, when=nonneg(x) & lt(x, y)), "proved"),
-    Sound(Rule("join_split", ia.ModularIndexing(x, 1, c1) + c1 * ia.ModularIndexing(x, c1, c2),
-               ia.ModularIndexing(x, 1, c1 * c2), when=pos(c1) & pos(c2)), "proved"),
+    Sound(
+        Rule(
+            "join_split",
+            ia.ModularIndexing(x, 1, c1) + c1 * ia.ModularIndexing(x, c1, c2),
+            ia.ModularIndexing(x, 1, c1 * c2),
+            when=pos(c1) & pos(c2),
+        ),
+        "proved",
+    ),
     Sound(Rule("min_ordered", ia.Min(x, y), x, when=le(x, y)), "proved"),
-    Sound(Rule("nested_mi", ia.ModularIndexing(ia.ModularIndexing(x, 1, a), 1, b),
-               ia.ModularIndexing(x, 1, b), when=divides(b, a)), "bounded", 64),
-    Sound(Rule("mod_mod", ia.Mod(ia.Mod(x, c1), c2), ia.Mod(x, c2), when=divides(c2, c1)),
-          "bounded", 64),
+    Sound(
+        Rule(
+            "nested_mi",
+            ia.ModularIndexing(ia.ModularIndexing(x, 1, a), 1, b),
+            ia.ModularIndexing(x, 1, b),
+            when=divides(b, a),
+        ),
+        "bounded",
+        64,
+    ),
+    Sound(
+        Rule("mod_mod", ia.Mod(ia.Mod(x, c1), c2), ia.Mod(x, c2), when=divides(c2, c1)),
+        "bounded",
+        64,
+    ),
 ]
 
 
@@ -242,16 +262,26 @@ class Order:
 
 ORDER_CASES = [
     Order(Rule("drop_div", ia.FloorDiv(x * c1, c1), x), True, "(0, 0, 0) < (1, 2, 4)"),
-    Order(Rule("mod_to_mi", ia.Mod(x, y), ia.ModularIndexing(x, 1, y), when=pos(y)), True,
-          "(1, 3, 2) < (1, 4, 1)"),
+    Order(
+        Rule("mod_to_mi", ia.Mod(x, y), ia.ModularIndexing(x, 1, y), when=pos(y)),
+        True,
+        "(1, 3, 2) < (1, 4, 1)",
+    ),
     Order(Rule("cleandiv", ia.CleanDiv(x, y), ia.FloorDiv(x, y)), True, "(1, 2, 1) < (1, 5, 1)"),
     # constants fold: FloorDiv(x, c1*c2) is one division over a literal
-    Order(Rule("div_div", ia.FloorDiv(ia.FloorDiv(x, c1), c2), ia.FloorDiv(x, c1 * c2)), True,
-          "(1, 2, 2) < (2, 4, 4)"),
-    Order(Rule("duplicates", ia.FloorDiv(x, 2), x - ia.FloorDiv(x + 1, 2)), False,
-          "x occurs more often"),
-    Order(Rule("grows", ia.FloorDiv(x, 4), ia.FloorDiv(ia.FloorDiv(x, 2), 2)), False,
-          "not smaller"),
+    Order(
+        Rule("div_div", ia.FloorDiv(ia.FloorDiv(x, c1), c2), ia.FloorDiv(x, c1 * c2)),
+        True,
+        "(1, 2, 2) < (2, 4, 4)",
+    ),
+    Order(
+        Rule("duplicates", ia.FloorDiv(x, 2), x - ia.FloorDiv(x + 1, 2)),
+        False,
+        "x occurs more often",
+    ),
+    Order(
+        Rule("grows", ia.FloorDiv(x, 4), ia.FloorDiv(ia.FloorDiv(x, 2), 2)), False, "not smaller"
+    ),
     Order(Rule("swap", ia.Min(x, y), ia.Max(x, y)), False, "not smaller"),
 ]
 

@@ -51,8 +51,6 @@ def _symbolic(e: Expr, ctx: Context, *, upper: bool) -> Expr | None:
     return b  # an Integer, or an expression over size (and unranged) symbols
 
 
-
-
 def _defined_everywhere(b: Expr) -> bool:
     """Every division in ``b`` is by a non-zero literal (ModularIndexing: literal d, m)."""
     for n in b.walk():

@@ -161,12 +161,7 @@ def imod(a: Interval, b: Interval) -> Interval:
         b0, b1 = max(b[0], 1), b[1]
         if a[0] >= 0 and a[1] < b0:
             parts.append(a)  # already reduced
-        elif (
-            a[0] != NEG_INF
-            and a[1] != INF
-            and b0 == b1
-            and _fdiv(a[0], b0) == _fdiv(a[1], b0)
-        ):
+        elif a[0] != NEG_INF and a[1] != INF and b0 == b1 and _fdiv(a[0], b0) == _fdiv(a[1], b0):
             k = _fdiv(a[0], b0)
             parts.append((a[0] - k * b0, a[1] - k * b0))
         else:
@@ -221,9 +216,7 @@ def bounded_symbols(ctx: Context) -> frozenset[Expr]:
     if ctx.bounded_cache is None:
         ctx.bounded_cache = ctx.dependent  # while computing: no recursion through here
         ctx.bounded_cache = ctx.dependent | frozenset(
-            s
-            for s in ctx.eliminable
-            if all(type(v) is int for v in symbol_interval(s, ctx))
+            s for s in ctx.eliminable if all(type(v) is int for v in symbol_interval(s, ctx))
         )
     return ctx.bounded_cache
 

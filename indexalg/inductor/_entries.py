@@ -282,9 +282,7 @@ def _check_printable(out: Expr, before: Expr, ranges: Any) -> frozenset[Expr]:
 def _prints_exactly(node: Expr, ranges: Any) -> bool:
     """``ModularIndexing(a, d, m)`` with ``a >= 0``, ``d >= 1``, ``m >= 1`` at every point."""
     a, d, m = node.args
-    return all(
-        decide(Le(integer(k), v), ranges)[0] is True for v, k in ((a, 0), (d, 1), (m, 1))
-    )
+    return all(decide(Le(integer(k), v), ranges)[0] is True for v, k in ((a, 0), (d, 1), (m, 1)))
 
 
 # =======================================================================================
@@ -322,9 +320,7 @@ def _divmod_weight(e: Expr, loops: frozenset[str]) -> tuple[int, int]:
 
 #: per shape environment (held weakly: a new ShapeEnv at a freed one's address must not
 #: find its ranges), (var_ranges, symbols) -> Ranges; ``None`` for an allocator without one
-_RANGES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Ranges]] = (
-    weakref.WeakKeyDictionary()
-)
+_RANGES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Ranges]] = weakref.WeakKeyDictionary()
 _RANGES_NO_ENV: dict[tuple[Any, ...], Ranges] = {}
 
 

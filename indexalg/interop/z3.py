@@ -422,9 +422,6 @@ class Z3Encoder:
                     parts.append(self.false)
         return self.conj(parts)
 
-
-
-
     def _prefill(self, e: Expr, encode: Callable[[Expr], Term]) -> None:
         """Encode the subterms of a deep ``e`` bottom-up, every ``_PREFILL_STEP`` levels, so
         that encoding ``e`` recurses only a few levels (at any depth up to MAX_DEPTH).
@@ -442,6 +439,7 @@ class Z3Encoder:
         if any(z3.is_false(p) for p in kept):
             return self.false
         return kept[0] if len(kept) == 1 else z3.And(*kept)
+
 
 def to_z3(e: Expr, encoder: Z3Encoder | None = None) -> Term:
     """The Z3 term of ``e`` (a fresh encoder unless one is given)."""

@@ -41,9 +41,7 @@ def _sum(terms: list[tuple[int, Expr]], const: int = 0) -> Expr:
     return add(const, *(mul(c, m) for c, m in terms))
 
 
-def _pull_multiples(
-    a: Expr, q: Expr, *, remainder: bool = False
-) -> tuple[Expr, Expr] | None:
+def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr, Expr] | None:
     """Split ``a`` into (A, B) with a == q*A + B, A != 0; None when nothing moves.
 
     The constant's multiple of q (truncated toward zero, so ``x - 1`` stays) moves when it

@@ -256,9 +256,7 @@ def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
     return None
 
 
-def _meeting_floordiv(
-    num: Expr, d: int, terms: tuple[Expr, ...]
-) -> tuple[Expr, int] | None:
+def _meeting_floordiv(num: Expr, d: int, terms: tuple[Expr, ...]) -> tuple[Expr, int] | None:
     """A term's floor division ``b2 // d`` with ``num - b2 == q*d``: (that division, q)."""
     for t in terms:
         factors = term_factors(t)[1]
@@ -274,9 +272,7 @@ def _meeting_floordiv(
 
 
 FACTOR_PROCEDURES = (
-    Procedure(
-        "merge_nested_division", (FloorDiv, ModularIndexing, CeilDiv), merge_nested_division
-    ),
+    Procedure("merge_nested_division", (FloorDiv, ModularIndexing, CeilDiv), merge_nested_division),
     Procedure("cancel_common_factor", (FloorDiv, CeilDiv, Mod), cancel_common_factor),
     Procedure("scale_out_remainder", (ModularIndexing,), scale_out_remainder),
     Procedure("cancel_ceil_floor", (Add,), cancel_ceil_floor),

@@ -153,7 +153,7 @@ def floor_sums(e: Expr, ctx: Context) -> Expr | None:
                 return out
     for (k, x, c), members in groups.items():
         for i, a in members:
-            for (j, b) in groups.get((-k, x, c), []):
+            for j, b in groups.get((-k, x, c), []):
                 if a > b:
                     out = add(_without(e, {i, j}), mul(k, _shifted_floor(x, b, a - b, c)))
                     if size(out) < size(e):

@@ -46,14 +46,24 @@ class Config:
     nd: bool = False  # a pointwise kernel tiled N-D (the prefer-N-D choice) whatever it chose
 
     @staticmethod
-    def of(num_warps: int = 4, structured: bool = True, flat: bool = False,
-           nd: bool = False, **blocks: int) -> Config:
+    def of(
+        num_warps: int = 4,
+        structured: bool = True,
+        flat: bool = False,
+        nd: bool = False,
+        **blocks: int,
+    ) -> Config:
         """``Config.of(8, XBLOCK=64, YBLOCK=64)``; see :meth:`make`."""
         return Config.make(blocks, num_warps, structured, flat, nd)
 
     @staticmethod
-    def make(blocks: Mapping[str, int], num_warps: int = 4, structured: bool = True,
-             flat: bool = False, nd: bool = False) -> Config:
+    def make(
+        blocks: Mapping[str, int],
+        num_warps: int = 4,
+        structured: bool = True,
+        flat: bool = False,
+        nd: bool = False,
+    ) -> Config:
         """A config; block sizes must be powers of two, warps a power of two <= 32."""
         for k, v in blocks.items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
@@ -75,8 +85,12 @@ class Config:
 
     def describe(self) -> str:
         b = " ".join(f"{k}={v}" for k, v in self.blocks)
-        return (f"{b} warps={self.num_warps}" + ("" if self.structured else " pointers-only")
-                + (" 1-D" if self.flat else "") + (" N-D" if self.nd else ""))
+        return (
+            f"{b} warps={self.num_warps}"
+            + ("" if self.structured else " pointers-only")
+            + (" 1-D" if self.flat else "")
+            + (" N-D" if self.nd else "")
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,14 +154,14 @@ def tiling_groups_nd(spec: KernelSpec, kinds: tuple[str, ...]) -> tuple[tuple[st
     the cost model predicts no slower than 1-D; where none is, the N-D candidate it predicts
     fastest), for configs with ``nd``."""
     accesses, _ = direct_accesses(spec)
-    choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, prefer_nd=True,
-                           allow=kinds)
+    choice = choose_tiling(list(spec.loops), accesses, max_tiles=2, prefer_nd=True, allow=kinds)
     tiling = choice.tiling
     if tiling.ndim == 1:
         nd = [t for t in candidate_tilings(list(spec.loops), 2) if t.ndim > 1]
         if nd:
-            tiling = min(nd, key=lambda t: tiling_cost(
-                t, accesses, plan_accesses(accesses, t, allow=kinds)))
+            tiling = min(
+                nd, key=lambda t: tiling_cost(t, accesses, plan_accesses(accesses, t, allow=kinds))
+            )
     return tuple(reversed([ax.loops for ax in tiling.axes]))
 
 
@@ -162,8 +176,12 @@ def default_configs(spec: KernelSpec, kinds: tuple[str, ...] | None = None) -> l
         shapes = [{"XBLOCK": 1024}, {"XBLOCK": 2048}, {"XBLOCK": 4096}]
         warps = [4, 8, 8]
     else:
-        shapes = [{"XBLOCK": 64, "YBLOCK": 64}, {"XBLOCK": 32, "YBLOCK": 32},
-                  {"XBLOCK": 128, "YBLOCK": 32}, {"XBLOCK": 32, "YBLOCK": 128}]
+        shapes = [
+            {"XBLOCK": 64, "YBLOCK": 64},
+            {"XBLOCK": 32, "YBLOCK": 32},
+            {"XBLOCK": 128, "YBLOCK": 32},
+            {"XBLOCK": 32, "YBLOCK": 128},
+        ]
         warps = [8, 4, 8, 8]
     out = [Config.make(s, w, True) for s, w in zip(shapes, warps)]
     if ks:
@@ -187,8 +205,13 @@ def reduction_plan(spec: KernelSpec) -> ReductionPlan:
     for _, s in spec.loops:
         xnumel *= s
     sizes = [dtype_bytes(o.dtype) for o in spec.ops if o.kind == "load"] or [4]
-    return plan_reduction(xnumel, spec.reduction[1], contiguous=_reduces_contiguously(spec),
-                          itemsize=min(sizes), splittable=splittable(spec) is None)
+    return plan_reduction(
+        xnumel,
+        spec.reduction[1],
+        contiguous=_reduces_contiguously(spec),
+        itemsize=min(sizes),
+        splittable=splittable(spec) is None,
+    )
 
 
 def _unique(cs: list[Config]) -> list[Config]:
@@ -204,8 +227,7 @@ def _reduces_contiguously(spec: KernelSpec) -> bool:
     ranges: dict[str, object] = dict(spec.loops)
 
     def stride(index: Expr, v: Expr) -> int | None:
-        c = simplify(index.subs({v: integer(1)}) - index.subs({v: integer(0)}),
-                     ranges)  # type: ignore[arg-type]
+        c = simplify(index.subs({v: integer(1)}) - index.subs({v: integer(0)}), ranges)  # type: ignore[arg-type]
         return c.payload if type(c) is Integer else None
 
     for o in spec.ops:
@@ -215,8 +237,11 @@ def _reduces_contiguously(spec: KernelSpec) -> bool:
                 return True
             if sr is None or not 1 < sr <= 8:
                 continue
-            others = [stride(o.index, Symbol(n)) for n, _ in spec.loops
-                      if Symbol(n) in o.index.free_symbols]
+            others = [
+                stride(o.index, Symbol(n))
+                for n, _ in spec.loops
+                if Symbol(n) in o.index.free_symbols
+            ]
             if all(s is not None and abs(s) > sr for s in others):
                 return True
     return False

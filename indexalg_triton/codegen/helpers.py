@@ -12,7 +12,7 @@ __all__ = ["COMBINE", "ROUND_BF16", "TANH"]
 #: Combine functions of the reductions, defined in the kernel's own module (``tl.sum`` and
 #: ``tl.max`` are jit functions bound when triton was imported, which breaks the
 #: interpreter when triton was imported before ``TRITON_INTERPRET`` was set).
-COMBINE = '''
+COMBINE = """
 
 @triton.jit
 def ia_sum_combine(a, b):
@@ -22,13 +22,13 @@ def ia_sum_combine(a, b):
 @triton.jit
 def ia_max_combine(a, b):
     return tl.maximum(a, b)
-'''
+"""
 
 
 #: tanh without libdevice (which the interpreter lacks): (1 - e) / (1 + e) with
 #: e = exp(-2|x|), odd; below |x| = 0.05 its cancellation would cost digits, so the Taylor
 #: series x - x^3/3 + 2x^5/15 - 17x^7/315 (truncation < 1e-9 relative there).
-TANH = '''
+TANH = """
 
 @triton.jit
 def ia_tanh(x):
@@ -39,15 +39,15 @@ def ia_tanh(x):
     small = x * (1.0 + x2 * (-0.3333333333333333 + x2 * (0.13333333333333333
                                                         - x2 * 0.05396825396825397)))
     return tl.where(a < 0.05, small, tl.where(x < 0, -t, t))
-'''
+"""
 
 
 #: float32 -> the nearest bfloat16 (ties to even), as a float32; NaN stays NaN.
-ROUND_BF16 = '''
+ROUND_BF16 = """
 
 @triton.jit
 def ia_round_bf16(x):
     b = x.to(tl.uint32, bitcast=True)
     b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
     return tl.where(x != x, x, b.to(tl.float32, bitcast=True))
-'''
+"""

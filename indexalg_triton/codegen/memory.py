@@ -45,8 +45,7 @@ def no_unit_block_pointer(a: Access, p: AccessPlan, tiling: Tiling) -> AccessPla
     if all(type(b) is Integer and b.payload == 1 for b in p.block_shape):
         why = "a one-element block (Triton 3.6 fails to compile it)"
     elif p.broadcast_shape is not None and a.dtype in ("bfloat16", "float16"):
-        why = ("a 16-bit block restored by reshape and broadcast (Triton 3.6 fails to "
-               "compile it)")
+        why = "a 16-bit block restored by reshape and broadcast (Triton 3.6 fails to compile it)"
     else:
         return p
     q = plan_access(a, tiling, allow=())
@@ -60,8 +59,13 @@ def fit_int32(a: Access, p: AccessPlan, tiling: Tiling) -> AccessPlan:
     if all(type(s) is Integer and s.payload <= _INT32_MAX for s in p.shape):
         return p
     q = plan_access(a, tiling, allow=())
-    return replace(q, reasons=(*q.reasons, f"{p.kind}: a dimension passes int32 "
-                               "coordinates in this int64 kernel"))
+    return replace(
+        q,
+        reasons=(
+            *q.reasons,
+            f"{p.kind}: a dimension passes int32 coordinates in this int64 kernel",
+        ),
+    )
 
 
 def _plan_comment(w: KernelWriter, what: str, p: AccessPlan, depth: int) -> None:
@@ -75,8 +79,9 @@ def _offsets(w: KernelWriter, p: AccessPlan, ranges: IndexRanges) -> str:
     narrowed (each fits: :func:`fit_int32` kept only such plans)."""
     texts = [w.print(o, ranges) for o in p.offsets]
     if w.index_dtype == "int64":
-        texts = [t if type(o) is Integer else f"({t}).to(tl.int32)"
-                 for t, o in zip(texts, p.offsets)]
+        texts = [
+            t if type(o) is Integer else f"({t}).to(tl.int32)" for t, o in zip(texts, p.offsets)
+        ]
     return ", ".join(texts)
 
 
@@ -100,21 +105,29 @@ def _base(buffer: str, p: AccessPlan) -> str:
     return f"{buffer} + {p.base_offset}"
 
 
-def structured(w: KernelWriter, p: AccessPlan, buffer: str, ranges: IndexRanges, name: str,
-               *, value: str | None = None) -> None:
+def structured(
+    w: KernelWriter,
+    p: AccessPlan,
+    buffer: str,
+    ranges: IndexRanges,
+    name: str,
+    *,
+    value: str | None = None,
+) -> None:
     """One structured access of ``buffer`` by plan ``p``: a load into ``name``, or (with
     ``value``) a store of ``value``; a descriptor is named ``{name}_desc``."""
-    args = (f"{_base(buffer, p)}, shape={expr_list(p.shape)}, "
-            f"strides={expr_list(p.strides)}")
+    args = f"{_base(buffer, p)}, shape={expr_list(p.shape)}, strides={expr_list(p.strides)}"
     block = expr_list(p.block_shape)
     offs = _offsets(w, p, ranges)
     if p.kind == "tensor_descriptor":
         w.emit(f"{name}_desc = tl.make_tensor_descriptor({args}, block_shape={block})")
-        w.emit(f"{name} = {name}_desc.load([{offs}])" if value is None
-               else f"{name}_desc.store([{offs}], {value})")
+        w.emit(
+            f"{name} = {name}_desc.load([{offs}])"
+            if value is None
+            else f"{name}_desc.store([{offs}], {value})"
+        )
         return
-    ptr = (f"tl.make_block_ptr({args}, offsets=[{offs}], block_shape={block}, "
-           f"order={list(p.order)})")
+    ptr = f"tl.make_block_ptr({args}, offsets=[{offs}], block_shape={block}, order={list(p.order)})"
     if not p.boundary_check:
         # a block wholly inside its tensor: no check and no padding (Triton 3.6 fails to
         # compile a padding option without a boundary check: "'tt.load' op failed to
@@ -122,12 +135,21 @@ def structured(w: KernelWriter, p: AccessPlan, buffer: str, ranges: IndexRanges,
         w.emit(f"{name} = tl.load({ptr})" if value is None else f"tl.store({ptr}, {value})")
         return
     check = f"boundary_check={list(p.boundary_check)}"
-    w.emit(f'{name} = tl.load({ptr}, {check}, padding_option="zero")' if value is None
-           else f"tl.store({ptr}, {value}, {check})")
+    w.emit(
+        f'{name} = tl.load({ptr}, {check}, padding_option="zero")'
+        if value is None
+        else f"tl.store({ptr}, {value}, {check})"
+    )
 
 
-def load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges: IndexRanges,
-         names: Sequence[str]) -> None:
+def load(
+    w: KernelWriter,
+    o: Op,
+    p: AccessPlan,
+    tile: list[str],
+    ranges: IndexRanges,
+    names: Sequence[str],
+) -> None:
     """A direct load by its plan; records the tile axes the loaded value spans."""
     _plan_comment(w, f"load {o.buffer}[{o.index}]", p, 1)
     w.kinds_used.append(p.kind)
@@ -164,8 +186,15 @@ def _after_load(p: AccessPlan, v: str) -> list[str]:
     return steps
 
 
-def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges: IndexRanges,
-                  names: Sequence[str], cast: str) -> None:
+def _pointer_load(
+    w: KernelWriter,
+    o: Op,
+    p: AccessPlan,
+    tile: list[str],
+    ranges: IndexRanges,
+    names: Sequence[str],
+    cast: str,
+) -> None:
     masks = list(p.mask)
     spread = _spread(p, tile, names)
     if o.guard is not None:
@@ -178,14 +207,18 @@ def _pointer_load(w: KernelWriter, o: Op, p: AccessPlan, tile: list[str], ranges
         m += ", other=0"
     if w.evict_last(o):
         m += EVICT_LAST
-    w.emit(f"{o.name} = tl.load({o.buffer} + ({w.print(p.flat_index, ranges)})"
-           f"{spread}{m}){cast}")
-    w.axes_of[o.name] = frozenset(range(len(tile))) if spread \
-        else axes_in(p.flat_index, names)
+    w.emit(f"{o.name} = tl.load({o.buffer} + ({w.print(p.flat_index, ranges)}){spread}{m}){cast}")
+    w.axes_of[o.name] = frozenset(range(len(tile))) if spread else axes_in(p.flat_index, names)
 
 
-def store(w: KernelWriter, st: Store, p: AccessPlan, tile: list[str], ranges: IndexRanges,
-          names: Sequence[str]) -> None:
+def store(
+    w: KernelWriter,
+    st: Store,
+    p: AccessPlan,
+    tile: list[str],
+    ranges: IndexRanges,
+    names: Sequence[str],
+) -> None:
     """A store by its plan: the value broadcast to the tile, then the load-side chain
     undone (tile -> the kept blocks in tile order -> descriptor order)."""
     buf = w.spec.buffer(st.buffer)
@@ -195,8 +228,7 @@ def store(w: KernelWriter, st: Store, p: AccessPlan, tile: list[str], ranges: In
     if p.kind == "pointer":
         m = f", {' & '.join(p.mask)}" if p.mask else ""
         spread = _spread(p, tile, names)
-        w.emit(f"tl.store({st.buffer} + ({w.print(p.flat_index, ranges)}){spread}, "
-               f"{val}{m})")
+        w.emit(f"tl.store({st.buffer} + ({w.print(p.flat_index, ranges)}){spread}, {val}{m})")
         return
     v = f"{st.value}_out"
     full = w.axes_of.get(st.value, frozenset()) == frozenset(range(len(tile)))

@@ -50,8 +50,10 @@ def emit_pointwise(w: KernelWriter) -> KernelSource:
     spec = w.spec
     t = _tile(w)
     accesses, owners = direct_accesses(spec)
-    plans = [memory.no_unit_block_pointer(a, plan_access(a, t.tiling, allow=_allow(w, ow)),
-                                          t.tiling) for a, ow in zip(accesses, owners)]
+    plans = [
+        memory.no_unit_block_pointer(a, plan_access(a, t.tiling, allow=_allow(w, ow)), t.tiling)
+        for a, ow in zip(accesses, owners)
+    ]
     flat = _indirect_indices(w, t)
     padded = [p * t.blocks[b] for p, b in zip(t.progs, t.tile)]
     exprs: list[Expr] = [a.index for a in accesses] + [p.flat_index for p in plans]
@@ -61,15 +63,17 @@ def emit_pointwise(w: KernelWriter) -> KernelSource:
         if not index.is_bool:
             exprs += [index, f]
     loop_r = {n: (0, s - 1) for n, s in spec.loops}
-    dtype, reason = w.decide_dtype(exprs, {**loop_r, **t.ranges},
-                                   [*padded, math.prod(padded)])
+    dtype, reason = w.decide_dtype(exprs, {**loop_r, **t.ranges}, [*padded, math.prod(padded)])
     w.index_dtype = dtype
     if dtype == "int64":
         plans = [memory.fit_int32(a, p, t.tiling) for a, p in zip(accesses, plans)]
-    w.header(list(t.blocks), [
-        f"tiling: {t.tiling.describe()}; config {w.cfg.describe()}",
-        f"index dtype: {dtype} ({reason})",
-    ])
+    w.header(
+        list(t.blocks),
+        [
+            f"tiling: {t.tiling.describe()}; config {w.cfg.describe()}",
+            f"index dtype: {dtype} ({reason})",
+        ],
+    )
     _prologue(w, t)
     _body(w, t, {id(ow): p for ow, p in zip(owners, plans)}, flat)
     return w.finish(math.prod(t.progs), dtype, reason, t.tiling.describe())
@@ -95,8 +99,7 @@ def _tile(w: KernelWriter) -> _Tile:
     bl = [blocks[f"{n.upper()}BLOCK"] for n in names]
     progs = [-(-n // b) for n, b in zip(numels, bl)]
     padded = [p * b for p, b in zip(progs, bl)]
-    ranges: dict[str, tuple[int, int]] = {
-        f"{n}index": (0, p - 1) for n, p in zip(names, padded)}
+    ranges: dict[str, tuple[int, int]] = {f"{n}index": (0, p - 1) for n, p in zip(names, padded)}
     ranges.update({f"{n}offset": (0, p - 1) for n, p in zip(names, padded)})
     ranges.update(w.value_ranges())
     masks = [f"{n}mask" for n, num, b in zip(names, numels, bl) if num % b]
@@ -113,8 +116,11 @@ def _indirect_indices(w: KernelWriter, t: _Tile) -> dict[str, Expr]:
     for o in [*indirect, *(o for o in spec.ops if o.kind == "index")]:
         assert o.index is not None
         out[o.name] = simplify(o.index.subs(subst), t.ranges)  # type: ignore[arg-type]
-    w.guard_flat = {o.name: simplify(o.guard.subs(subst), t.ranges)  # type: ignore[arg-type]
-                    for o in spec.ops if o.guard is not None}
+    w.guard_flat = {
+        o.name: simplify(o.guard.subs(subst), t.ranges)  # type: ignore[arg-type]
+        for o in spec.ops
+        if o.guard is not None
+    }
     return out
 
 
@@ -140,8 +146,7 @@ def _prologue(w: KernelWriter, t: _Tile) -> None:
     w.digits_comment(t.tiling.substitution())
 
 
-def _body(w: KernelWriter, t: _Tile, plan_of: dict[int, AccessPlan],
-          flat: dict[str, Expr]) -> None:
+def _body(w: KernelWriter, t: _Tile, plan_of: dict[int, AccessPlan], flat: dict[str, Expr]) -> None:
     """The ops in spec order, then the stores."""
     for o in w.spec.ops:
         if o.kind == "load" and id(o) in plan_of:
@@ -166,9 +171,14 @@ def _body(w: KernelWriter, t: _Tile, plan_of: dict[int, AccessPlan],
 def _indirect_load(w: KernelWriter, t: _Tile, o: Op, flat: Expr) -> None:
     """A load whose index reads loaded values: a pointer load, masked by the masks of the
     axes it spans (all of them if none)."""
-    mask = " & ".join(
-        f"{n}mask" for n in t.names if f"{n}mask" in t.masks
-        and Symbol(f"{n}index") in flat.free_symbols) or t.all_mask
+    mask = (
+        " & ".join(
+            f"{n}mask"
+            for n in t.names
+            if f"{n}mask" in t.masks and Symbol(f"{n}index") in flat.free_symbols
+        )
+        or t.all_mask
+    )
     w.emit(f"# load {o.buffer}[{o.index}]: pointer (indirect)")
     if o.guard is not None:
         g = w.print(w.guard_flat[o.name], t.ranges)

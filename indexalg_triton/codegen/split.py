@@ -137,24 +137,30 @@ def split_specs(spec: KernelSpec, split: int) -> SplitSpecs:
     s = _fresh(spec, "rsplit", taken)
     xflat, xnumel = _x_flat(spec)
     reductions = [o for o in spec.ops if o.reduces]
-    ws = tuple(Buffer(_fresh(spec, f"ws{i}", taken), View.of([split, xnumel]), False)
-               for i in range(len(reductions)))
+    ws = tuple(
+        Buffer(_fresh(spec, f"ws{i}", taken), View.of([split, xnumel]), False)
+        for i in range(len(reductions))
+    )
     ws_index = add(mul(integer(xnumel), Symbol(s)), xflat)
     # 1. partial: r = s*chunk + r', every reduction stored into its workspace
     shift: dict[Expr, Expr | int] = {
-        Symbol(rname): add(mul(integer(chunk), Symbol(s)), Symbol(rname))}
+        Symbol(rname): add(mul(integer(chunk), Symbol(s)), Symbol(rname))
+    }
     ops1 = []
     for o in _needed(spec, [o.name for o in reductions], stop_at_reductions=False):
         index = o.index.subs(shift) if o.index is not None else None
         guard = o.guard.subs(shift) if o.guard is not None else None
         dtype = "float32" if o.reduces else o.dtype  # the accumulator, not rounded
-        ops1.append(Op(o.name, o.kind, o.args, dtype, o.buffer, index, o.size, o.results,
-                       guard))
+        ops1.append(Op(o.name, o.kind, o.args, dtype, o.buffer, index, o.size, o.results, guard))
     bufs1 = tuple(b for b in spec.inputs if any(o.buffer == b.name for o in ops1))
     partial = KernelSpec(
-        _fresh(spec, f"{spec.name}_partial", taken), ((s, split), *spec.loops),
-        (rname, chunk), (*bufs1, *(Buffer(w.name, w.view, True) for w in ws)), tuple(ops1),
-        tuple(Store(w.name, ws_index, o.name) for w, o in zip(ws, reductions)))
+        _fresh(spec, f"{spec.name}_partial", taken),
+        ((s, split), *spec.loops),
+        (rname, chunk),
+        (*bufs1, *(Buffer(w.name, w.view, True) for w in ws)),
+        tuple(ops1),
+        tuple(Store(w.name, ws_index, o.name) for w, o in zip(ws, reductions)),
+    )
     # 2. combine: a reduction over s of each workspace, then the rest of the spec
     ops2: list[Op] = []
     by_red = dict(zip((o.name for o in reductions), ws))
@@ -168,6 +174,12 @@ def split_specs(spec: KernelSpec, split: int) -> SplitSpecs:
             ops2.append(o)
     used = {o.buffer for o in ops2 if o.buffer is not None} | {st.buffer for st in spec.stores}
     bufs2 = tuple(b for b in spec.buffers if b.name in used)
-    combine = KernelSpec(_fresh(spec, f"{spec.name}_combine", taken), spec.loops, (s, split),
-                         (*ws, *bufs2), tuple(ops2), spec.stores)
+    combine = KernelSpec(
+        _fresh(spec, f"{spec.name}_combine", taken),
+        spec.loops,
+        (s, split),
+        (*ws, *bufs2),
+        tuple(ops2),
+        spec.stores,
+    )
     return SplitSpecs(partial, combine, ws, split, chunk)

@@ -26,10 +26,19 @@ __all__ = [
 ]
 
 TL_DTYPE = {
-    "bool": "tl.int1", "int8": "tl.int8", "uint8": "tl.uint8", "int16": "tl.int16",
-    "uint16": "tl.uint16", "int32": "tl.int32", "uint32": "tl.uint32", "int64": "tl.int64",
-    "uint64": "tl.uint64", "float16": "tl.float16", "bfloat16": "tl.bfloat16",
-    "float32": "tl.float32", "float64": "tl.float64",
+    "bool": "tl.int1",
+    "int8": "tl.int8",
+    "uint8": "tl.uint8",
+    "int16": "tl.int16",
+    "uint16": "tl.uint16",
+    "int32": "tl.int32",
+    "uint32": "tl.uint32",
+    "int64": "tl.int64",
+    "uint64": "tl.uint64",
+    "float16": "tl.float16",
+    "bfloat16": "tl.bfloat16",
+    "float32": "tl.float32",
+    "float64": "tl.float64",
 }
 #: Kinds computed in float32 for 16-bit float results.
 _FLOAT_ARITH = frozenset(k for k, e in ELEMENTWISE.items() if e.family in ("arith", "math"))

@@ -30,8 +30,15 @@ KEEP_REUSED_BYTES = 1 << 20
 #: The keyword argument of a load that asks L2 to keep its lines.
 EVICT_LAST = ", eviction_policy='evict_last'"
 
-__all__ = ["EVICT_LAST", "KernelWriter", "IndexRanges", "axes_in", "axis_names", "const",
-           "expr_list"]
+__all__ = [
+    "EVICT_LAST",
+    "KernelWriter",
+    "IndexRanges",
+    "axes_in",
+    "axis_names",
+    "const",
+    "expr_list",
+]
 
 #: Inclusive ranges of the symbols an index is printed under.
 IndexRanges = Mapping[str, tuple[int, int]]
@@ -57,8 +64,16 @@ class KernelWriter:
     ``kinds``: the target's (the tiling is chosen with them); ``forced``: an index dtype
     the caller imposes (tests only); ``part``: a combo kernel's part."""
 
-    def __init__(self, spec: KernelSpec, cfg: Config, allow: tuple[str, ...],
-                 kinds: tuple[str, ...], forced: str | None, *, part: bool = False) -> None:
+    def __init__(
+        self,
+        spec: KernelSpec,
+        cfg: Config,
+        allow: tuple[str, ...],
+        kinds: tuple[str, ...],
+        forced: str | None,
+        *,
+        part: bool = False,
+    ) -> None:
         self.spec = spec
         self.cfg = cfg
         self.allow = allow
@@ -79,8 +94,9 @@ class KernelWriter:
     def emit(self, line: str, depth: int = 1) -> None:
         self.lines.append("    " * depth + line)
 
-    def emit_load_pending(self, before: str, after: str, *, buffer: str, along_r: bool,
-                          depth: int = 1) -> None:
+    def emit_load_pending(
+        self, before: str, after: str, *, buffer: str, along_r: bool, depth: int = 1
+    ) -> None:
         """A load line ``before + hint + after`` whose eviction hint depends on the loads
         written after it (a looped reduction's): ``evict_last`` when the kernel loads
         ``buffer`` again later and this load moves along r (``along_r``: the next pass
@@ -91,14 +107,17 @@ class KernelWriter:
 
     def _settle_hints(self) -> None:
         for i, load in enumerate(self._pending):
-            later = any(p.buffer == load.buffer for p in self._pending[i + 1:])
+            later = any(p.buffer == load.buffer for p in self._pending[i + 1 :])
             load.hint = EVICT_LAST if later and load.along_r else ""
 
     def header(self, blocks: Sequence[str], comments: Sequence[str]) -> None:
         """The kernel's comments (what it computes, its buffers, ``comments``) and its
         ``def`` line."""
-        args = [b.name for b in self.spec.buffers] + (["pid_base"] if self.part else []) \
+        args = (
+            [b.name for b in self.spec.buffers]
+            + (["pid_base"] if self.part else [])
             + [f"{b}: tl.constexpr" for b in blocks]
+        )
         self.emit(f"# kernel {self.spec.name}: {self.spec.describe()}", 0)
         for b in self.spec.buffers:
             v = b.view
@@ -116,10 +135,19 @@ class KernelWriter:
         body = "\n".join(str(line) for line in self.lines)
         helpers = (COMBINE if self.spec.is_reduction else "") + "".join(self.helpers.values())
         source = f"{TRITON_PREAMBLE}{helpers}\n\n{body}\n"
-        return KernelSource(spec=self.spec, config=self.cfg, source=source,
-                            kernel_name=self.spec.name, grid=grid, index_dtype=dtype,
-                            index_reason=reason, kinds=tuple(self.kinds_used), tiling=tiling,
-                            asserts=tuple(self.asserts), body=f"{body}\n")
+        return KernelSource(
+            spec=self.spec,
+            config=self.cfg,
+            source=source,
+            kernel_name=self.spec.name,
+            grid=grid,
+            index_dtype=dtype,
+            index_reason=reason,
+            kinds=tuple(self.kinds_used),
+            tiling=tiling,
+            asserts=tuple(self.asserts),
+            body=f"{body}\n",
+        )
 
     def print(self, e: Expr, ranges: IndexRanges) -> str:
         """``e`` as Triton, with native ``//`` and ``%`` where ``ranges`` prove the
@@ -151,11 +179,14 @@ class KernelWriter:
         if self.reused(o):
             return True
         if self._reused_bytes is None:  # each re-read buffer counted once
-            names = dict.fromkeys(str(op.buffer) for op in self.spec.ops
-                                  if op.kind == "load" and op.index is not None
-                                  and self.reused(op))
-            self._reused_bytes = sum(self.spec.buffer(n).storage_numel
-                                     * self.spec.buffer(n).view.itemsize for n in names)
+            names = dict.fromkeys(
+                str(op.buffer)
+                for op in self.spec.ops
+                if op.kind == "load" and op.index is not None and self.reused(op)
+            )
+            self._reused_bytes = sum(
+                self.spec.buffer(n).storage_numel * self.spec.buffer(n).view.itemsize for n in names
+            )
         return self._reused_bytes <= KEEP_REUSED_BYTES
 
     def reused(self, o: Op) -> bool:
@@ -172,13 +203,16 @@ class KernelWriter:
             return True
         return not any(_stride(o.index, n) == 1 for n in names)
 
-    def decide_dtype(self, exprs: list[Expr], ranges: dict[str, tuple[int, int]],
-                     numels: list[int]) -> tuple[str, str]:
+    def decide_dtype(
+        self, exprs: list[Expr], ranges: dict[str, tuple[int, int]], numels: list[int]
+    ) -> tuple[str, str]:
         """The index dtype and its reason (:func:`indexalg.decisions.index_dtype`)."""
         if self.forced is not None:
             return self.forced, "forced by the caller"
         d = index_dtype(
-            exprs, ranges=ranges, numel=numels,  # type: ignore[arg-type]
+            exprs,
+            ranges=ranges,
+            numel=numels,  # type: ignore[arg-type]
             buffer_sizes=[b.storage_numel for b in self.spec.buffers],
         )
         return d.dtype, d.reason
@@ -201,8 +235,9 @@ class KernelWriter:
 
     def digits_comment(self, subst: Mapping[Expr, Expr], depth: int = 1) -> None:
         """The comment that shows each loop as digits of the tile axes."""
-        digits = ", ".join(f"{k} = {v}" for k, v in sorted(
-            ((str(k), str(v)) for k, v in subst.items())))
+        digits = ", ".join(
+            f"{k} = {v}" for k, v in sorted(((str(k), str(v)) for k, v in subst.items()))
+        )
         self.emit(f"# loops as digits of the tile axes: {digits}", depth)
 
 

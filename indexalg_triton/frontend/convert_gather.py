@@ -21,10 +21,13 @@ def pool2d(c: Call) -> Any:
     padding = c.opt(3, "padding", [0])
     rest = args[4:] if op == "avg_pool2d" else []
     dilation = c.opt(4, "dilation", [1]) if op != "avg_pool2d" else [1]
-    ceil_mode = c.opt(5, "ceil_mode", False) if op != "avg_pool2d" else c.opt(
-        4, "ceil_mode", False)
-    if any(p != 0 for p in padding) or any(d != 1 for d in dilation) or ceil_mode or (
-            op == "avg_pool2d" and len(rest) > 2 and rest[2] is not None):
+    ceil_mode = c.opt(5, "ceil_mode", False) if op != "avg_pool2d" else c.opt(4, "ceil_mode", False)
+    if (
+        any(p != 0 for p in padding)
+        or any(d != 1 for d in dilation)
+        or ceil_mode
+        or (op == "avg_pool2d" and len(rest) > 2 and rest[2] is not None)
+    ):
         raise c.refuse("padding, dilation, ceil_mode or a divisor override")
     kind = "avg" if op == "avg_pool2d" else "max"
     kernel = [kernel] if isinstance(kernel, int) else kernel

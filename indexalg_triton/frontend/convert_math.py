@@ -17,14 +17,19 @@ __all__: list[str] = []
 KINDS = {op: kind for kind, e in ELEMENTWISE.items() for op in e.torch}
 _BINARY = [op for op, kind in KINDS.items() if ELEMENTWISE[kind].arity == 2]
 _MATH = [op for op, kind in KINDS.items() if ELEMENTWISE[kind].family == "math"]
-_UNARY = [op for op, kind in KINDS.items()
-          if ELEMENTWISE[kind].arity == 1 and op not in _MATH]
+_UNARY = [op for op, kind in KINDS.items() if ELEMENTWISE[kind].arity == 1 and op not in _MATH]
 _SQRT1_2 = 0.7071067811865476
 _SQRT_2_PI = 0.7978845608028654
 
 
-@converts("aten.clone", "aten.contiguous", "aten.alias", "aten.lift_fresh_copy",
-          "aten.detach", "aten.dropout")
+@converts(
+    "aten.clone",
+    "aten.contiguous",
+    "aten.alias",
+    "aten.lift_fresh_copy",
+    "aten.detach",
+    "aten.dropout",
+)
 def identity(c: Call) -> Any:
     return c.args[0]
 
@@ -131,8 +136,9 @@ def clamp(c: Call) -> Lazy:
 def leaky_relu(c: Call) -> Lazy:
     tr, x, dtype = c.tr, c.args[0], c.dtype
     slope = float(c.opt(1, "negative_slope", 0.01))
-    return tr.where(tr.elementwise("gt", [x, 0], "bool"), x,
-                    tr.elementwise("mul", [x, slope], dtype), dtype)
+    return tr.where(
+        tr.elementwise("gt", [x, 0], "bool"), x, tr.elementwise("mul", [x, slope], dtype), dtype
+    )
 
 
 @converts("aten.silu")
@@ -147,9 +153,14 @@ def gelu(c: Call) -> Lazy:
     half = tr.elementwise("mul", [x, 0.5], dtype)
     if c.kwargs.get("approximate", c.opt(1, "approximate", "none")) == "tanh":
         cube = tr.elementwise("mul", [tr.elementwise("mul", [x, x], dtype), x], dtype)
-        inner = tr.elementwise("mul", [tr.elementwise(
-            "add", [x, tr.elementwise("mul", [cube, 0.044715], dtype)], dtype), _SQRT_2_PI],
-            dtype)
+        inner = tr.elementwise(
+            "mul",
+            [
+                tr.elementwise("add", [x, tr.elementwise("mul", [cube, 0.044715], dtype)], dtype),
+                _SQRT_2_PI,
+            ],
+            dtype,
+        )
         t = tr.math("tanh", inner, dtype)
     else:
         t = tr.math("erf", tr.elementwise("mul", [x, _SQRT1_2], dtype), dtype)
@@ -168,7 +179,13 @@ def masked_fill(c: Call) -> Lazy:
     return c.tr.where(c.args[1], c.args[2], c.args[0], c.dtype)
 
 
-@converts("aten._to_copy", "aten.to", "aten._convert_element_type",
-          "aten.convert_element_type", "prims.convert_element_type", "aten.type_as")
+@converts(
+    "aten._to_copy",
+    "aten.to",
+    "aten._convert_element_type",
+    "aten.convert_element_type",
+    "prims.convert_element_type",
+    "aten.type_as",
+)
 def cast(c: Call) -> Lazy:
     return c.tr.cast(c.args[0], c.dtype)

@@ -34,8 +34,9 @@ def reduction(c: Call) -> Any:
     return reductions.reduce(tr, "sum", summed, dims, keepdim, dtype)
 
 
-def minmax(tr: Tracer, op: str, x: Lazy, dims: Sequence[int] | None, keepdim: bool,
-           dtype: str) -> Lazy:
+def minmax(
+    tr: Tracer, op: str, x: Lazy, dims: Sequence[int] | None, keepdim: bool, dtype: str
+) -> Lazy:
     if op in ("max", "amax"):
         return reductions.reduce(tr, "max", x, dims, keepdim, dtype)
     neg = tr.elementwise("neg", [x], x.dtype)

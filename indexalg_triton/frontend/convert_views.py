@@ -11,19 +11,32 @@ from indexalg_triton.frontend.registry import Call, converts
 
 __all__: list[str] = []
 
-_FILLS = {"zeros": 0, "zeros_like": 0, "new_zeros": 0, "ones": 1, "ones_like": 1,
-          "new_ones": 1}
+_FILLS = {"zeros": 0, "zeros_like": 0, "new_zeros": 0, "ones": 1, "ones_like": 1, "new_ones": 1}
 
 
-@converts("aten.full", "aten.full_like", "aten.zeros", "aten.ones", "aten.zeros_like",
-          "aten.ones_like", "aten.scalar_tensor", "aten.new_full", "aten.new_zeros",
-          "aten.new_ones")
+@converts(
+    "aten.full",
+    "aten.full_like",
+    "aten.zeros",
+    "aten.ones",
+    "aten.zeros_like",
+    "aten.ones_like",
+    "aten.scalar_tensor",
+    "aten.new_full",
+    "aten.new_zeros",
+    "aten.new_ones",
+)
 def constant(c: Call) -> Lazy:
     assert c.shape is not None
     value = _FILLS.get(c.name)
     if value is None:
-        value = c.args[0] if c.name == "scalar_tensor" else c.args[1] if c.name in (
-            "full_like", "full") else c.args[2]
+        value = (
+            c.args[0]
+            if c.name == "scalar_tensor"
+            else c.args[1]
+            if c.name in ("full_like", "full")
+            else c.args[2]
+        )
     return c.tr.constant(c.shape, value, c.dtype)
 
 
@@ -59,8 +72,9 @@ def transpose(c: Call) -> Lazy:
 
 @converts("aten.slice")
 def slice_(c: Call) -> Lazy:
-    return views.slice_(c.tr, c.args[0], c.opt(1, "dim", 0), c.opt(2, "start"), c.opt(3, "end"),
-                        c.opt(4, "step", 1))
+    return views.slice_(
+        c.tr, c.args[0], c.opt(1, "dim", 0), c.opt(2, "start"), c.opt(3, "end"), c.opt(4, "step", 1)
+    )
 
 
 @converts("aten.select")

@@ -18,8 +18,15 @@ from indexalg_triton.spec import Operand
 __all__ = ["gather", "index_select", "pool2d"]
 
 
-def pool2d(tr: Tracer, kind: str, x: Lazy, kernel: Sequence[int], stride: Sequence[int],
-           out_shape: Sequence[int], dtype: str) -> Lazy:
+def pool2d(
+    tr: Tracer,
+    kind: str,
+    x: Lazy,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    out_shape: Sequence[int],
+    dtype: str,
+) -> Lazy:
     """An unrolled window (no padding): the mean or the max of ``kh * kw`` loads."""
     kh, kw = (kernel[0], kernel[-1])
     sh, sw = (stride[0], stride[-1]) if stride else (kh, kw)
@@ -29,13 +36,12 @@ def pool2d(tr: Tracer, kind: str, x: Lazy, kernel: Sequence[int], stride: Sequen
         acc: Operand | None = None
         for i in range(kh):
             for j in range(kw):
-                cs = [*c[:n - 2], add(mul(sh, c[n - 2]), i), add(mul(sw, c[n - 1]), j)]
+                cs = [*c[: n - 2], add(mul(sh, c[n - 2]), i), add(mul(sw, c[n - 1]), j)]
                 v = x.at(cs)
                 if acc is None:
                     acc = v
                 else:
-                    acc = tr.builder.op("add" if kind == "avg" else "maximum", acc, v,
-                                        dtype=dtype)
+                    acc = tr.builder.op("add" if kind == "avg" else "maximum", acc, v, dtype=dtype)
         assert acc is not None
         if kind == "avg":
             return tr.builder.op("mul", acc, 1.0 / (kh * kw), dtype=dtype)
@@ -51,22 +57,23 @@ def _indirect(tr: Tracer, x: Lazy, d: int, i: Operand, what: str) -> Symbol:
     return Symbol(i)
 
 
-def index_select(tr: Tracer, x: Lazy, dim: int, idx: Lazy, *, wrap: bool = False,
-                 what: str = "index_select") -> Lazy:
+def index_select(
+    tr: Tracer, x: Lazy, dim: int, idx: Lazy, *, wrap: bool = False, what: str = "index_select"
+) -> Lazy:
     """``x`` with dimension ``dim`` indexed by ``idx`` (any shape; its dimensions take
     the place of ``dim``); ``wrap``: negative indices count from the end."""
     d = norm_dim(dim, len(x.shape))
     k = len(idx.shape)
 
     def at(c: Coords) -> Operand:
-        i = idx.at(list(c[d:d + k]))
+        i = idx.at(list(c[d : d + k]))
         if wrap and isinstance(i, str):
             neg = tr.builder.op("lt", i, 0)
             i = tr.builder.op("where", neg, tr.builder.op("add", i, x.shape[d]), i)
-        cs = [*c[:d], _indirect(tr, x, d, i, what), *c[d + k:]]
+        cs = [*c[:d], _indirect(tr, x, d, i, what), *c[d + k :]]
         return x.at(cs)
 
-    return Lazy(x.shape[:d] + idx.shape + x.shape[d + 1:], x.dtype, at)
+    return Lazy(x.shape[:d] + idx.shape + x.shape[d + 1 :], x.dtype, at)
 
 
 def gather(tr: Tracer, x: Lazy, dim: int, idx: Lazy) -> Lazy:

@@ -16,9 +16,21 @@ from indexalg.expr import Expr, ModularIndexing, as_expr, integer
 from indexalg_triton.errors import FrontendError
 from indexalg_triton.spec import Operand
 
-__all__ = ["At", "Coords", "Lazy", "Refused", "broadcast_shapes", "contiguous_strides",
-           "count", "digits", "dims_of", "dtype_name", "insert_coords", "norm_dim",
-           "squeezed"]
+__all__ = [
+    "At",
+    "Coords",
+    "Lazy",
+    "Refused",
+    "broadcast_shapes",
+    "contiguous_strides",
+    "count",
+    "digits",
+    "dims_of",
+    "dtype_name",
+    "insert_coords",
+    "norm_dim",
+    "squeezed",
+]
 
 Coords = Sequence[Expr]
 At = Callable[[Coords], Operand]
@@ -71,7 +83,6 @@ def squeezed(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(s for s in shape if s != 1)
 
 
-
 def count(shape: Sequence[int], dims: Sequence[int] | None) -> int:
     n = len(shape)
     ds = range(n) if not dims else {norm_dim(d, n) for d in dims}
@@ -98,11 +109,11 @@ def broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
                 out[j] = v
     return tuple(out)
 
+
 def dims_of(a: Any) -> list[int] | None:
     if a is None:
         return None
     return [a] if isinstance(a, int) else list(a)
-
 
 
 @dataclass(frozen=True)
@@ -111,4 +122,3 @@ class Refused:
     when something uses it."""
 
     what: str
-

@@ -35,8 +35,9 @@ def _note_reduction(tr: Tracer, x: Lazy, ds: tuple[int, ...]) -> None:
         )
 
 
-def reduce(tr: Tracer, kind: str, x: Lazy, dims: Sequence[int] | None, keepdim: bool,
-           dtype: str) -> Lazy:
+def reduce(
+    tr: Tracer, kind: str, x: Lazy, dims: Sequence[int] | None, keepdim: bool, dtype: str
+) -> Lazy:
     n = len(x.shape)
     all_ds = list(range(n)) if not dims else sorted({norm_dim(d, n) for d in dims})
     ds = tuple(d for d in all_ds if x.shape[d] != 1)
@@ -45,6 +46,7 @@ def reduce(tr: Tracer, kind: str, x: Lazy, dims: Sequence[int] | None, keepdim: 
     else:
         shape = tuple(s for i, s in enumerate(x.shape) if i not in all_ds)
     if not ds:  # reducing size-1 dimensions: the value itself
+
         def at_one(c: Coords) -> Operand:
             cs = list(c) if keepdim else insert_coords(c, all_ds, [integer(0)] * len(all_ds))
             return tr.cast(x, dtype).at(cs)
@@ -75,8 +77,9 @@ def mean(tr: Tracer, x: Lazy, dims: Sequence[int] | None, keepdim: bool, dtype: 
     return tr.elementwise("truediv", [s, float(count(x.shape, dims))], dtype)
 
 
-def var(tr: Tracer, x: Lazy, dims: Sequence[int] | None, correction: float, keepdim: bool,
-        dtype: str) -> tuple[Lazy, Lazy]:
+def var(
+    tr: Tracer, x: Lazy, dims: Sequence[int] | None, correction: float, keepdim: bool, dtype: str
+) -> tuple[Lazy, Lazy]:
     """(variance, mean): the two-pass formula, sum((x - mean)^2) / (n - correction)."""
     xf = tr.cast(x, dtype)
     m = mean(tr, xf, dims, True, dtype)
@@ -85,8 +88,11 @@ def var(tr: Tracer, x: Lazy, dims: Sequence[int] | None, correction: float, keep
     n = count(x.shape, dims)
     denom = max(n - correction, 0)
     s = reduce(tr, "sum", sq, dims, keepdim, dtype)
-    v = tr.elementwise("truediv", [s, float(denom)], dtype) if denom else \
-        tr.elementwise("mul", [s, float("nan")], dtype)
+    v = (
+        tr.elementwise("truediv", [s, float(denom)], dtype)
+        if denom
+        else tr.elementwise("mul", [s, float("nan")], dtype)
+    )
     return v, m if keepdim else mean(tr, xf, dims, False, dtype)
 
 
@@ -118,15 +124,16 @@ def squeeze_dims(tr: Tracer, x: Lazy, dims: Sequence[int]) -> Lazy:
     return views.squeeze(tr, x, sorted({norm_dim(d, n) for d in dims}))
 
 
-def layer_norm(tr: Tracer, x: Lazy, k: int, w: Any, b: Any, eps: float, dtype: str,
-               stat_dtype: str) -> tuple[Lazy, Lazy, Lazy]:
+def layer_norm(
+    tr: Tracer, x: Lazy, k: int, w: Any, b: Any, eps: float, dtype: str, stat_dtype: str
+) -> tuple[Lazy, Lazy, Lazy]:
     n = len(x.shape)
     dims = list(range(n - k, n))
     variance, mu = var(tr, x, dims, 0, True, stat_dtype)
-    rstd = tr.math("rsqrt", tr.elementwise("add", [variance, float(eps)], stat_dtype),
-                   stat_dtype)
-    out = tr.elementwise("mul", [tr.elementwise(
-        "sub", [tr.cast(x, stat_dtype), mu], stat_dtype), rstd], stat_dtype)
+    rstd = tr.math("rsqrt", tr.elementwise("add", [variance, float(eps)], stat_dtype), stat_dtype)
+    out = tr.elementwise(
+        "mul", [tr.elementwise("sub", [tr.cast(x, stat_dtype), mu], stat_dtype), rstd], stat_dtype
+    )
     if isinstance(w, Lazy):
         out = tr.elementwise("mul", [out, w], stat_dtype)
     if isinstance(b, Lazy):

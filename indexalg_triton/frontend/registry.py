@@ -75,8 +75,9 @@ def converts(*ops: str) -> Callable[[Converter], Converter]:
     def register(fn: Converter) -> Converter:
         for op in ops:
             if op in CONVERTERS:
-                raise ValueError(f"converts: {op} has a converter already "
-                                 f"({CONVERTERS[op].__qualname__})")
+                raise ValueError(
+                    f"converts: {op} has a converter already ({CONVERTERS[op].__qualname__})"
+                )
             CONVERTERS[op] = fn
         return fn
 

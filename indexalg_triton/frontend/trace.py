@@ -27,8 +27,9 @@ from indexalg_triton.spec import KernelSpec, Operand, SpecBuilder
 __all__ = ["from_torch", "op_name"]
 
 
-def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = None,
-               layout: str = "torch") -> KernelSpec:
+def from_torch(
+    fn: Callable[..., Any], *example_inputs: Any, name: str | None = None, layout: str = "torch"
+) -> KernelSpec:
     """Trace ``fn`` on ``example_inputs`` (torch tensors) into one kernel spec.
 
     The spec's buffers are ``in0, in1, ...`` (the inputs, with their strides) and ``out0,
@@ -40,8 +41,7 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
     always row-major.  See the module docstring for the supported ops.
     """
     if layout not in ("torch", "contiguous"):
-        raise FrontendError(
-            f"from_torch: layout must be 'torch' or 'contiguous', not {layout!r}")
+        raise FrontendError(f"from_torch: layout must be 'torch' or 'contiguous', not {layout!r}")
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -59,8 +59,7 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
         name_i = f"in{i}"
         view = View.of(list(t.shape), list(t.stride()), 0, dtype_name(t.dtype))
         bufs.append((name_i, view))
-        env[node.name] = _input(tr, name_i, tuple(t.shape), list(t.stride()),
-                                dtype_name(t.dtype))
+        env[node.name] = _input(tr, name_i, tuple(t.shape), list(t.stride()), dtype_name(t.dtype))
     result: Any = None
     for node in gm.graph.nodes:
         if node.op == "placeholder":
@@ -78,7 +77,8 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
         out = _convert(tr, node, env, dtype, shape)
         if isinstance(out, Lazy) and shape is not None and out.shape != shape:
             raise FrontendError(  # pragma: no cover - a converter bug
-                f"from_torch: {node.target} gave shape {out.shape}, torch {shape}")
+                f"from_torch: {node.target} gave shape {out.shape}, torch {shape}"
+            )
         env[node.name] = tr.cast(out, dtype) if isinstance(out, Lazy) else out
     results = list(result) if isinstance(result, (list, tuple)) else [result]
     outs = []
@@ -89,15 +89,17 @@ def from_torch(fn: Callable[..., Any], *example_inputs: Any, name: str | None = 
             raise FrontendError("the function's results must be tensors")
         outs.append(out)
         val = r.meta.get("val")
-        strides.append([int(x) for x in val.stride()]
-                       if layout == "torch" and isinstance(val, torch.Tensor) else None)
+        strides.append(
+            [int(x) for x in val.stride()]
+            if layout == "torch" and isinstance(val, torch.Tensor)
+            else None
+        )
     if not outs:
         raise FrontendError("the function returns no tensor")
     return _build(tr, kname, bufs, outs, strides)
 
 
-def _input(tr: Tracer, name: str, shape: tuple[int, ...], strides: list[int],
-           dtype: str) -> Lazy:
+def _input(tr: Tracer, name: str, shape: tuple[int, ...], strides: list[int], dtype: str) -> Lazy:
     def at(c: Coords) -> Operand:
         index = add(*(mul(s, ci) for s, ci in zip(strides, c)))
         return tr.builder.load(name, index, guard=tr.guard())
@@ -105,8 +107,7 @@ def _input(tr: Tracer, name: str, shape: tuple[int, ...], strides: list[int],
     return Lazy(shape, dtype, at)
 
 
-def _dense_permutation(shape: Sequence[int], strides: Sequence[int] | None
-                       ) -> list[int] | None:
+def _dense_permutation(shape: Sequence[int], strides: Sequence[int] | None) -> list[int] | None:
     """``strides`` where they lay ``shape`` out densely (every element once, no gap) in some
     dimension order, else None.  Size-1 dimensions may carry any stride."""
     if strides is None or len(strides) != len(shape):
@@ -120,8 +121,13 @@ def _dense_permutation(shape: Sequence[int], strides: Sequence[int] | None
     return list(strides)
 
 
-def _build(tr: Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[Lazy],
-           strides: Sequence[Sequence[int] | None] = ()) -> KernelSpec:
+def _build(
+    tr: Tracer,
+    kname: str,
+    bufs: list[tuple[str, View]],
+    outs: list[Lazy],
+    strides: Sequence[Sequence[int] | None] = (),
+) -> KernelSpec:
     """Loops over the iteration shape (the reduction input's kept dimensions, or the
     results' shape), then one store per result.  ``strides``: per result the layout asked
     for (a pointwise kernel's results take it where it is a dense permutation, and the loops
@@ -135,8 +141,12 @@ def _build(tr: Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[Lazy
     else:
         space = max((o.shape for o in outs), key=math.prod)
     kept = squeezed(space)
-    layouts = [_dense_permutation(o.shape, strides[k] if k < len(strides) else None)
-               if red is None else None for k, o in enumerate(outs)]
+    layouts = [
+        _dense_permutation(o.shape, strides[k] if k < len(strides) else None)
+        if red is None
+        else None
+        for k, o in enumerate(outs)
+    ]
     # position in ``kept`` of each loop, outermost first: the first result of the full
     # shape with a layout of its own orders them by its strides
     order = list(range(len(kept)))
@@ -160,16 +170,24 @@ def _build(tr: Tracer, kname: str, bufs: list[tuple[str, View]], outs: list[Lazy
         if red is not None and o.shape == red[1]:
             rc = iter(digits(Symbol("r0"), [red[1][d] for d in red[0]]))
             it = iter(loop_syms)
-            coords_of.append([next(rc) if i in red[0] else integer(0) if s == 1 else next(it)
-                              for i, s in enumerate(o.shape)])
+            coords_of.append(
+                [
+                    next(rc) if i in red[0] else integer(0) if s == 1 else next(it)
+                    for i, s in enumerate(o.shape)
+                ]
+            )
         elif squeezed(o.shape) == kept:
             it = iter(loop_syms)
             coords_of.append([integer(0) if s == 1 else next(it) for s in o.shape])
         else:
-            what = f"the reduction input {red[1]} or its reduced shape" if red else \
-                f"the shape {space}"
+            what = (
+                f"the reduction input {red[1]} or its reduced shape"
+                if red
+                else f"the shape {space}"
+            )
             raise FrontendError(
-                f"from_torch: result {k} has shape {o.shape}; every result must have {what}")
+                f"from_torch: result {k} has shape {o.shape}; every result must have {what}"
+            )
     for k, (o, coords) in enumerate(zip(outs, coords_of)):
         val = o.at(coords)
         if not isinstance(val, str):
@@ -183,15 +201,17 @@ def op_name(target: Any) -> str:
     """The registry's name of a graph node's target: ``namespace.op`` without the overload
     (``aten.relu``; an in-place op on a temporary, ``aten.relu_``, as ``aten.relu``)."""
     namespace = getattr(target, "namespace", None) or "aten"
-    op = getattr(target, "_opname", None) or str(target).split(".")[-2 if "." in str(target)
-                                                                  else -1]
+    op = (
+        getattr(target, "_opname", None) or str(target).split(".")[-2 if "." in str(target) else -1]
+    )
     if op.endswith("_") and not op.endswith("__"):  # in-place on a temporary
         op = op[:-1]
     return f"{namespace}.{op}"
 
 
-def _convert(tr: Tracer, node: Any, env: dict[str, Any], dtype: str,
-             shape: tuple[int, ...] | None) -> Any:
+def _convert(
+    tr: Tracer, node: Any, env: dict[str, Any], dtype: str, shape: tuple[int, ...] | None
+) -> Any:
     import operator
 
     import torch

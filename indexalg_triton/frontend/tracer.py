@@ -116,8 +116,11 @@ class Tracer:
 
     def constant(self, shape: Sequence[int], value: Any, dtype: str) -> Lazy:
         if isinstance(value, (bool, int, float)):
-            v: Operand = bool(value) if dtype == "bool" else (
-                float(value) if is_float(dtype) else int(value))
+            v: Operand = (
+                bool(value)
+                if dtype == "bool"
+                else (float(value) if is_float(dtype) else int(value))
+            )
         else:
             raise FrontendError(f"a constant tensor of {value!r}")
 
@@ -138,7 +141,8 @@ class Tracer:
         def at_f(c: Coords) -> Operand:
             i = self.builder.index(c[0], "int64")
             f = self.builder.op("cast", i, dtype="float64" if dtype == "float64" else "float32")
-            return self.builder.op("add", self.builder.op("mul", f, float(step)), float(start),
-                                   dtype=dtype)
+            return self.builder.op(
+                "add", self.builder.op("mul", f, float(step)), float(start), dtype=dtype
+            )
 
         return Lazy((n,), dtype, at_f)

@@ -20,9 +20,26 @@ from indexalg_triton.frontend.lazy import (
 from indexalg_triton.frontend.tracer import Tracer
 from indexalg_triton.spec import Operand, is_float
 
-__all__ = ["cat", "expand", "flip", "pad", "permute", "pixel_shuffle", "pixel_unshuffle", "remap",
-           "repeat", "reshape", "roll", "select", "slice_", "split", "squeeze", "stack",
-           "unsqueeze", "upsample_nearest"]
+__all__ = [
+    "cat",
+    "expand",
+    "flip",
+    "pad",
+    "permute",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "remap",
+    "repeat",
+    "reshape",
+    "roll",
+    "select",
+    "slice_",
+    "split",
+    "squeeze",
+    "stack",
+    "unsqueeze",
+    "upsample_nearest",
+]
 
 
 def permute(tr: Tracer, x: Lazy, dims: Sequence[int]) -> Lazy:
@@ -38,8 +55,13 @@ def permute(tr: Tracer, x: Lazy, dims: Sequence[int]) -> Lazy:
     return Lazy(tuple(x.shape[d] for d in dims), x.dtype, at)
 
 
-def remap(tr: Tracer, x: Lazy, shape: Sequence[int], fn: Callable[[list[Expr]], list[Expr]],
-          dtype: str | None = None) -> Lazy:
+def remap(
+    tr: Tracer,
+    x: Lazy,
+    shape: Sequence[int],
+    fn: Callable[[list[Expr]], list[Expr]],
+    dtype: str | None = None,
+) -> Lazy:
     """A view: element ``c`` of the result is element ``fn(c)`` of ``x``."""
 
     def at(c: Coords) -> Operand:
@@ -48,8 +70,7 @@ def remap(tr: Tracer, x: Lazy, shape: Sequence[int], fn: Callable[[list[Expr]], 
     return Lazy(tuple(shape), dtype or x.dtype, at)
 
 
-def slice_(tr: Tracer, x: Lazy, dim: int, start: int | None, end: int | None,
-           step: int) -> Lazy:
+def slice_(tr: Tracer, x: Lazy, dim: int, start: int | None, end: int | None, step: int) -> Lazy:
     d = norm_dim(dim, len(x.shape))
     size = x.shape[d]
     lo, hi, st = slice(start, end, step).indices(size)
@@ -59,14 +80,13 @@ def slice_(tr: Tracer, x: Lazy, dim: int, start: int | None, end: int | None,
         c[d] = add(lo, mul(st, c[d]))
         return c
 
-    return remap(tr, x, (*x.shape[:d], n, *x.shape[d + 1:]), fn)
+    return remap(tr, x, (*x.shape[:d], n, *x.shape[d + 1 :]), fn)
 
 
 def select(tr: Tracer, x: Lazy, dim: int, index: int) -> Lazy:
     d = norm_dim(dim, len(x.shape))
     i = index % x.shape[d]
-    return remap(tr, x, x.shape[:d] + x.shape[d + 1:],
-                 lambda c: [*c[:d], integer(i), *c[d:]])
+    return remap(tr, x, x.shape[:d] + x.shape[d + 1 :], lambda c: [*c[:d], integer(i), *c[d:]])
 
 
 def split(tr: Tracer, x: Lazy, sizes: Sequence[int], dim: int) -> list[Lazy]:
@@ -97,13 +117,16 @@ def reshape(tr: Tracer, x: Lazy, shape: Sequence[int]) -> Lazy:
 
 def unsqueeze(tr: Tracer, x: Lazy, dim: int) -> Lazy:
     d = dim % (len(x.shape) + 1)
-    return remap(tr, x, (*x.shape[:d], 1, *x.shape[d:]), lambda c: c[:d] + c[d + 1:])
+    return remap(tr, x, (*x.shape[:d], 1, *x.shape[d:]), lambda c: c[:d] + c[d + 1 :])
 
 
 def squeeze(tr: Tracer, x: Lazy, dims: Sequence[int] | None) -> Lazy:
     n = len(x.shape)
-    ds = [i for i in range(n) if x.shape[i] == 1] if dims is None else \
-        [norm_dim(d, n) for d in dims if x.shape[norm_dim(d, n)] == 1]
+    ds = (
+        [i for i in range(n) if x.shape[i] == 1]
+        if dims is None
+        else [norm_dim(d, n) for d in dims if x.shape[norm_dim(d, n)] == 1]
+    )
 
     def fn(c: list[Expr]) -> list[Expr]:
         it = iter(c)
@@ -127,8 +150,7 @@ def repeat(tr: Tracer, x: Lazy, repeats: Sequence[int]) -> Lazy:
     def fn(c: list[Expr]) -> list[Expr]:
         out: list[Expr] = []
         for ci, r, s in zip(c[lead:], repeats[lead:], x.shape):
-            out.append(integer(0) if s == 1 else ci if r == 1
-                       else ModularIndexing.make(ci, 1, s))
+            out.append(integer(0) if s == 1 else ci if r == 1 else ModularIndexing.make(ci, 1, s))
         return out
 
     return remap(tr, x, shape, fn)
@@ -169,7 +191,7 @@ def stack(tr: Tracer, xs: Sequence[Lazy], dim: int) -> Lazy:
 
     def at(c: Coords) -> Operand:
         k = c[d]
-        rest = list(c[:d]) + list(c[d + 1:])
+        rest = list(c[:d]) + list(c[d + 1 :])
         val = xs[-1].at(rest)
         for i in range(len(xs) - 2, -1, -1):
             cond = tr.builder.index(k <= i)
@@ -188,7 +210,7 @@ def cat(tr: Tracer, xs: Sequence[Lazy], dim: int, dtype: str) -> Lazy:
     d = norm_dim(dim, len(ref))
     offsets = [0]
     for x in pieces:
-        if len(x.shape) != len(ref) or x.shape[:d] + x.shape[d + 1:] != ref[:d] + ref[d + 1:]:
+        if len(x.shape) != len(ref) or x.shape[:d] + x.shape[d + 1 :] != ref[:d] + ref[d + 1 :]:
             raise FrontendError(f"cat of shapes {[p.shape for p in pieces]}")
         offsets.append(offsets[-1] + x.shape[d])
 
@@ -210,7 +232,7 @@ def cat(tr: Tracer, xs: Sequence[Lazy], dim: int, dtype: str) -> Lazy:
         assert val is not None
         return val
 
-    shape = (*ref[:d], offsets[-1], *ref[d + 1:])
+    shape = (*ref[:d], offsets[-1], *ref[d + 1 :])
     return Lazy(shape, dtype, at)
 
 
@@ -254,8 +276,9 @@ def pixel_shuffle(tr: Tracer, x: Lazy, r: int) -> Lazy:
 
     def fn(c: list[Expr]) -> list[Expr]:
         cc, hh, ww = c[k], c[k + 1], c[k + 2]
-        chan = add(mul(r * r, cc), mul(r, ModularIndexing.make(hh, 1, r)),
-                   ModularIndexing.make(ww, 1, r))
+        chan = add(
+            mul(r * r, cc), mul(r, ModularIndexing.make(hh, 1, r)), ModularIndexing.make(ww, 1, r)
+        )
         return [*c[:k], chan, as_expr(hh) // r, as_expr(ww) // r]
 
     return remap(tr, x, (*lead, ch // (r * r), h * r, w * r), fn)
@@ -282,7 +305,8 @@ def upsample_nearest(tr: Tracer, x: Lazy, out_shape: Sequence[int]) -> Lazy:
     for i, (o, s) in enumerate(zip(out_shape, x.shape)):
         if o % s:
             raise FrontendError(
-                f"upsample_nearest with a non-integer ratio ({s} -> {o}, dimension {i})")
+                f"upsample_nearest with a non-integer ratio ({s} -> {o}, dimension {i})"
+            )
         ratios.append(o // s)
     del k
 

@@ -31,6 +31,7 @@ def _ints(xs: Sequence[ia.Expr]) -> list[int | str]:
 
 # --- an emulator of the plans --------------------------------------------------------------
 
+
 def _ev(e: ia.Expr, env: dict[str, int]) -> int:
     v = ia.evaluate(e, env)
     assert isinstance(v, int)
@@ -167,13 +168,17 @@ def test_seed_c_with_only_descriptors_falls_back_and_says_why() -> None:
     q = plan_access(Access.of("x1 + 8*y0"), SEED_B, allow=TD)
     assert q.kind == "tensor_descriptor"
     assert (_ints(q.shape), _ints(q.strides), _ints(q.block_shape)) == (
-        [8, 8], [8, 1], ["YBLOCK", "XBLOCK"])
+        [8, 8],
+        [8, 1],
+        ["YBLOCK", "XBLOCK"],
+    )
     assert q.permute == (1, 0) and q.requirements == ("XBLOCK >= 4", "XBLOCK*YBLOCK <= 1048576")
     col = plan_access(Access.of("8*y0"), SEED_B, allow=TD)
     assert col.kind == "pointer" and "no dimension has stride 1" in col.reasons[0]
 
 
 # --- views: odd shapes, discontiguous dims -----------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ViewCase:
@@ -241,8 +246,9 @@ EMULATED = [
 
 
 @pytest.mark.parametrize("case", EMULATED, ids=lambda c: c[0])
-@pytest.mark.parametrize("blocks", [{"XBLOCK": 4, "YBLOCK": 2, "ZBLOCK": 2},
-                                    {"XBLOCK": 16, "YBLOCK": 8, "ZBLOCK": 1}])
+@pytest.mark.parametrize(
+    "blocks", [{"XBLOCK": 4, "YBLOCK": 2, "ZBLOCK": 2}, {"XBLOCK": 16, "YBLOCK": 8, "ZBLOCK": 1}]
+)
 @pytest.mark.parametrize("allow", [BP, TD, ()], ids=["bp", "td", "none"])
 def test_emulated(case: tuple, blocks: dict[str, int], allow: tuple[str, ...]) -> None:
     _, loops, groups, index = case
@@ -277,8 +283,11 @@ def test_descriptor_rules() -> None:
     for index, why in cases:
         p = plan_access(Access.of(index), t, allow=TD)
         assert p.kind == "pointer" and why in " ".join(p.reasons), (index, p.reasons)
-    ok = plan_access(Access.of("x + 4*y", "bfloat16"), make_tiling([("y", 4), ("x", 4)],
-                     [["y"], ["x"]]), allow=TD)
+    ok = plan_access(
+        Access.of("x + 4*y", "bfloat16"),
+        make_tiling([("y", 4), ("x", 4)], [["y"], ["x"]]),
+        allow=TD,
+    )
     assert ok.kind == "pointer" and "no dimension" not in ok.reasons[0]  # 8 bytes per row
     tiny = make_tiling([("y", 4), ("x", 2)], [["y"], ["x"]], {"XBLOCK": 2, "YBLOCK": 4})
     p = plan_access(Access.of("x + 4*y"), tiny, allow=TD)

@@ -29,9 +29,9 @@ def documented_layers() -> list[tuple[str, ...]]:
     two spaces are modules of the package above them (``codegen/``); deeper lines continue a
     description."""
     text = DOC.read_text(encoding="utf-8")
-    section = text[text.index("\n## Architecture\n"):]
-    block = section[section.index("```\n") + 4:]
-    block = block[:block.index("```")]
+    section = text[text.index("\n## Architecture\n") :]
+    block = section[section.index("```\n") + 4 :]
+    block = block[: block.index("```")]
     layers: list[list[str]] = []
     continued = False
     package = ""
@@ -73,8 +73,9 @@ def package_imports() -> dict[str, dict[str, int]]:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for a in node.names:  # from pkg import module: the module itself
                     full = f"{node.module}.{a.name}"
-                    is_module = (ROOT / (full.replace(".", "/") + ".py")).exists() \
-                        or (ROOT / full.replace(".", "/") / "__init__.py").exists()
+                    is_module = (ROOT / (full.replace(".", "/") + ".py")).exists() or (
+                        ROOT / full.replace(".", "/") / "__init__.py"
+                    ).exists()
                     targets.append(full if is_module else node.module)
             for t in targets:
                 top = t.split(".")[0]
@@ -90,8 +91,12 @@ def test_the_layers_are_read_from_the_docs() -> None:
     layers = documented_layers()
     assert layers[0] == ("cli",)
     assert ("spec", "layout") in layers
-    assert ("frontend.convert_math", "frontend.convert_views", "frontend.convert_gather",
-            "frontend.convert_reductions") in layers
+    assert (
+        "frontend.convert_math",
+        "frontend.convert_views",
+        "frontend.convert_gather",
+        "frontend.convert_reductions",
+    ) in layers
     assert ("codegen.pointwise", "codegen.reduction") in layers
 
 
@@ -105,18 +110,22 @@ def test_every_module_is_in_one_layer() -> None:
 def test_no_module_imports_a_layer_above_it() -> None:
     level = {m: i for i, layer in enumerate(documented_layers()) for m in layer}
     level.update({m: -1 for m in ENTRY_POINTS})
-    upward = [f"{mod} (layer {level[mod]}) imports {dep} (layer {level[dep]}), line {line}"
-              for mod, deps in package_imports().items()
-              for dep, line in sorted(deps.items())
-              if dep != "bench" and dep != mod and level[dep] < level[mod]]
+    upward = [
+        f"{mod} (layer {level[mod]}) imports {dep} (layer {level[dep]}), line {line}"
+        for mod, deps in package_imports().items()
+        for dep, line in sorted(deps.items())
+        if dep != "bench" and dep != mod and level[dep] < level[mod]
+    ]
     assert upward == []
 
 
 def test_imports_within_a_layer_form_no_cycle() -> None:
     level = {m: i for i, layer in enumerate(documented_layers()) for m in layer}
-    graph = {mod: sorted(d for d in deps if d in level and d != mod
-                         and level.get(mod) == level[d])
-             for mod, deps in package_imports().items() if mod in level}
+    graph = {
+        mod: sorted(d for d in deps if d in level and d != mod and level.get(mod) == level[d])
+        for mod, deps in package_imports().items()
+        if mod in level
+    }
     state: dict[str, int] = {}  # 1 on the path, 2 done
 
     def visit(m: str, path: list[str]) -> list[str] | None:

@@ -40,49 +40,134 @@ GOLDEN_CASES = [
     Case("verify_help", ("verify", "--help")),
     Case("no_command", ()),
     # plan: the text output shows every step of the JSON output
-    Case("plan_permute", ("plan", "--index", PERMUTED, "-r", "x=4096",
-                          "--allow", "tensor_descriptor")),
-    Case("plan_permute_json", ("plan", "--index", PERMUTED, "-r", "x=4096",
-                               "--allow", "tensor_descriptor", "--json")),
-    Case("plan_broadcast", ("plan", "--index", "x", "--index", "8*(x//8)", "-r", "x=64",
-                            "--allow", "block_pointer,tensor_descriptor")),
-    Case("plan_block_pointers_2d", ("plan", "--index", "x0 + 9*x1", "-r", "x1=3", "-r", "x0=7",
-                                    "--outer-first", "--prefer-nd", "--allow", "block_pointer",
-                                    "--block", "XBLOCK=8", "--block", "YBLOCK=4")),
-    Case("plan_block_not_applying_prefer_nd", ("plan", *SEED_C, "--prefer-nd", "--allow",
-                                               "block_pointer", "--block", "XBLOCK=8",
-                                               "--block", "YBLOCK=4")),
+    Case(
+        "plan_permute",
+        ("plan", "--index", PERMUTED, "-r", "x=4096", "--allow", "tensor_descriptor"),
+    ),
+    Case(
+        "plan_permute_json",
+        ("plan", "--index", PERMUTED, "-r", "x=4096", "--allow", "tensor_descriptor", "--json"),
+    ),
+    Case(
+        "plan_broadcast",
+        (
+            "plan",
+            "--index",
+            "x",
+            "--index",
+            "8*(x//8)",
+            "-r",
+            "x=64",
+            "--allow",
+            "block_pointer,tensor_descriptor",
+        ),
+    ),
+    Case(
+        "plan_block_pointers_2d",
+        (
+            "plan",
+            "--index",
+            "x0 + 9*x1",
+            "-r",
+            "x1=3",
+            "-r",
+            "x0=7",
+            "--outer-first",
+            "--prefer-nd",
+            "--allow",
+            "block_pointer",
+            "--block",
+            "XBLOCK=8",
+            "--block",
+            "YBLOCK=4",
+        ),
+    ),
+    Case(
+        "plan_block_not_applying_prefer_nd",
+        (
+            "plan",
+            *SEED_C,
+            "--prefer-nd",
+            "--allow",
+            "block_pointer",
+            "--block",
+            "XBLOCK=8",
+            "--block",
+            "YBLOCK=4",
+        ),
+    ),
     Case("plan_pointers", ("plan", *SEED_C, "--allow", "none")),
-    Case("plan_negative_index", ("plan", "--index", "-x0", "--store", "-x0 + 63",
-                                 "-r", "x0=64", "--allow", "none")),
-    Case("plan_negative_index_equals", ("plan", "--index=-x0", "-r", "x0=64", "--allow",
-                                        "none")),
+    Case(
+        "plan_negative_index",
+        ("plan", "--index", "-x0", "--store", "-x0 + 63", "-r", "x0=64", "--allow", "none"),
+    ),
+    Case("plan_negative_index_equals", ("plan", "--index=-x0", "-r", "x0=64", "--allow", "none")),
     # plan: range checks and options that do not apply
-    Case("plan_max_tiles_out_of_range", ("plan", "--index", "x", "-r", "x=64",
-                                         "--max-tiles", "9")),
-    Case("plan_max_tiles_not_integer", ("plan", "--index", "x", "-r", "x=64",
-                                        "--max-tiles", "two")),
-    Case("plan_block_not_applying", ("plan", "--index", "x0 + 7*x1", "-r", "x0=64", "-r",
-                                     "x1=3", "--allow", "none", "--block", "YBLOCK=64")),
-    Case("plan_block_beyond_max_tiles", ("plan", "--index", "x", "-r", "x=64",
-                                         "--max-tiles", "1", "--block", "YBLOCK=64")),
-    Case("plan_block_twice", ("plan", "--index", "x", "-r", "x=64", "--block", "XBLOCK=64",
-                              "--block", "XBLOCK=32")),
-    Case("plan_block_not_power_of_two", ("plan", "--index", "x", "-r", "x=64",
-                                         "--block", "XBLOCK=3")),
-    Case("plan_prefer_nd_one_tile", ("plan", "--index", "x", "-r", "x=64", "--max-tiles", "1",
-                                     "--prefer-nd")),
+    Case("plan_max_tiles_out_of_range", ("plan", "--index", "x", "-r", "x=64", "--max-tiles", "9")),
+    Case(
+        "plan_max_tiles_not_integer", ("plan", "--index", "x", "-r", "x=64", "--max-tiles", "two")
+    ),
+    Case(
+        "plan_block_not_applying",
+        (
+            "plan",
+            "--index",
+            "x0 + 7*x1",
+            "-r",
+            "x0=64",
+            "-r",
+            "x1=3",
+            "--allow",
+            "none",
+            "--block",
+            "YBLOCK=64",
+        ),
+    ),
+    Case(
+        "plan_block_beyond_max_tiles",
+        ("plan", "--index", "x", "-r", "x=64", "--max-tiles", "1", "--block", "YBLOCK=64"),
+    ),
+    Case(
+        "plan_block_twice",
+        ("plan", "--index", "x", "-r", "x=64", "--block", "XBLOCK=64", "--block", "XBLOCK=32"),
+    ),
+    Case(
+        "plan_block_not_power_of_two", ("plan", "--index", "x", "-r", "x=64", "--block", "XBLOCK=3")
+    ),
+    Case(
+        "plan_prefer_nd_one_tile",
+        ("plan", "--index", "x", "-r", "x=64", "--max-tiles", "1", "--prefer-nd"),
+    ),
     Case("plan_empty_allow", ("plan", "--index", "x", "-r", "x=64", "--allow", "")),
     Case("plan_unknown_kind", ("plan", "--index", "x", "-r", "x=64", "--allow", "tma")),
     Case("plan_unknown_dtype", ("plan", "--index", "x", "-r", "x=64", "--dtype", "f9")),
     Case("plan_parse_error", ("plan", "--index", "x +", "-r", "x=64")),
     Case("plan_no_access", ("plan", "-r", "x=64")),
     # sizes beyond a float's range are exact integers all the way (was OverflowError, exit 5)
-    Case("plan_size_beyond_float", ("plan", "--index", "x0", "-r", f"x0={10**309}",
-                                    "--allow", "none")),
-    Case("plan_size_beyond_float_2d", ("plan", "--index", "x0 + 3*x1", "--store", "x1 + x0*s",
-                                       "-r", "x0=3", "-r", "x1=s", "-r", f"s={10**309}..",
-                                       "--allow", "none", "--prefer-nd", "--json")),
+    Case(
+        "plan_size_beyond_float",
+        ("plan", "--index", "x0", "-r", f"x0={10**309}", "--allow", "none"),
+    ),
+    Case(
+        "plan_size_beyond_float_2d",
+        (
+            "plan",
+            "--index",
+            "x0 + 3*x1",
+            "--store",
+            "x1 + x0*s",
+            "-r",
+            "x0=3",
+            "-r",
+            "x1=s",
+            "-r",
+            f"s={10**309}..",
+            "--allow",
+            "none",
+            "--prefer-nd",
+            "--json",
+        ),
+    ),
     # emit and verify
     Case("emit_unknown_workload", ("emit", "--workload", "nope")),
     Case("emit_size_missing", ("emit", "--workload", "softmax", "--size", "int64")),
@@ -98,8 +183,9 @@ def _render(code: int, out: str, err: str) -> str:
 
 
 @pytest.mark.parametrize("case", GOLDEN_CASES, ids=lambda c: c.name)
-def test_golden(case: Case, capsys: pytest.CaptureFixture[str],
-                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden(
+    case: Case, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("COLUMNS", "100")
     capsys.readouterr()
@@ -141,18 +227,40 @@ def test_emit_prints_the_generated_source(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_python_dash_m() -> None:
-    r = subprocess.run([sys.executable, "-m", "indexalg_triton", "plan", "--index", "-x",
-                        "-r", "x=64", "--allow", "none", "--json"],
-                       capture_output=True, text=True, check=False, cwd=ROOT)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "indexalg_triton",
+            "plan",
+            "--index",
+            "-x",
+            "-r",
+            "x=64",
+            "--allow",
+            "none",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     assert '"kind": "pointer"' in r.stdout
-    r = subprocess.run([sys.executable, "-m", "indexalg_triton", "--version"],
-                       capture_output=True, text=True, check=False, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "indexalg_triton", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     assert r.returncode == 0 and r.stdout.startswith("indexalg-triton ")
 
 
-def test_internal_error_is_one_line(capsys: pytest.CaptureFixture[str],
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import indexalg_triton.cli as cli
 
     def boom(*args: object, **kwargs: object) -> object:
@@ -175,16 +283,26 @@ print(f"exit {code} heavy {','.join(heavy) or 'none'}")
 """
 
 
-@pytest.mark.parametrize("argv", [
-    ("plan", "--index", "x0 + 9*x1", "-r", "x0=7", "-r", "x1=3", "--allow", "none"),
-    ("emit", "--workload", "transpose_add", "--size", "int64"),
-    ("emit", "--workload", "transpose_add", "--allow", "bogus"),
-    ("verify", "--workload", "int8_unpack", "--workload", "softmax", "--size", "large"),
-], ids=["plan", "emit_bad_size", "emit_bad_allow", "verify_bad_size"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("plan", "--index", "x0 + 9*x1", "-r", "x0=7", "-r", "x1=3", "--allow", "none"),
+        ("emit", "--workload", "transpose_add", "--size", "int64"),
+        ("emit", "--workload", "transpose_add", "--allow", "bogus"),
+        ("verify", "--workload", "int8_unpack", "--workload", "softmax", "--size", "large"),
+    ],
+    ids=["plan", "emit_bad_size", "emit_bad_allow", "verify_bad_size"],
+)
 def test_commands_import_only_what_they_need(argv: tuple[str, ...]) -> None:
     """``plan`` imports neither torch nor triton; bad ``emit``/``verify`` options are refused
     before the workload is traced (which imports torch: 19-31 s on the GPU machine)."""
-    r = subprocess.run([sys.executable, "-c", _IMPORTS, *argv], capture_output=True,
-                       text=True, check=False, cwd=ROOT, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        timeout=120,
+    )
     code = 0 if argv[0] == "plan" else 2
     assert r.stdout.splitlines()[-1] == f"exit {code} heavy none", r.stderr

@@ -11,8 +11,19 @@ import pytest
 
 from indexalg_triton.cli import main
 
-SEED_C = ["--index", "x0 + 9*x1", "--index", "x0 + 9*x1", "--store", "x0 + 7*x1",
-          "--range", "x0=7", "--range", "x1=3", "--prefer-nd"]
+SEED_C = [
+    "--index",
+    "x0 + 9*x1",
+    "--index",
+    "x0 + 9*x1",
+    "--store",
+    "x0 + 7*x1",
+    "--range",
+    "x0=7",
+    "--range",
+    "x1=3",
+    "--prefer-nd",
+]
 
 
 def _json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
@@ -27,7 +38,8 @@ def test_seed_c_block_pointers(capsys: pytest.CaptureFixture[str]) -> None:
     assert [ax["loops"] for ax in out["tiling"]["axes"]] == [["x0"], ["x1"]]
     got = [(a["kind"], a["shape"], a["strides"], a["broadcast"]) for a in out["accesses"]]
     assert got == [("block_pointer", [7, 3], [1, 9], False)] * 2 + [
-        ("block_pointer", [7, 3], [1, 7], False)]
+        ("block_pointer", [7, 3], [1, 7], False)
+    ]
     for a in out["accesses"]:
         assert {"kind", "shape", "strides", "block_shape", "offsets", "broadcast"} <= set(a)
         assert a["block_shape"] == ["XBLOCK", "YBLOCK"] and a["offsets"] == ["xoffset", "yoffset"]
@@ -38,13 +50,26 @@ def test_seed_c_descriptors_only(capsys: pytest.CaptureFixture[str]) -> None:
     kinds = [a["kind"] for a in out["accesses"]]
     assert kinds == ["pointer"] * 3
     assert out["accesses"][0]["reasons"] == [
-        "tensor_descriptor: stride 9 x 4 bytes is not a multiple of 16 bytes"]
+        "tensor_descriptor: stride 9 x 4 bytes is not a multiple of 16 bytes"
+    ]
     assert out["accesses"][0]["index"] == "xindex + 9*yindex"
 
 
 def test_seed_a_broadcast(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(["plan", "--index", "x", "--index", "8*(x//8)", "--range", "x=64",
-                 "--allow", "block_pointer,tensor_descriptor"], capsys)
+    out = _json(
+        [
+            "plan",
+            "--index",
+            "x",
+            "--index",
+            "8*(x//8)",
+            "--range",
+            "x=64",
+            "--allow",
+            "block_pointer,tensor_descriptor",
+        ],
+        capsys,
+    )
     second = out["accesses"][1]
     assert (second["kind"], second["shape"], second["strides"]) == ("block_pointer", [8], [8])
     assert second["broadcast"] is True and second["final_shape"] == ["XBLOCK"]
@@ -52,9 +77,26 @@ def test_seed_a_broadcast(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_outer_first_and_blocks(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(["plan", "--index", "x0 + 9*x1", "--range", "x1=3", "--range", "x0=7",
-                 "--outer-first", "--prefer-nd", "--allow", "block_pointer",
-                 "--block", "XBLOCK=8", "--block", "YBLOCK=4"], capsys)
+    out = _json(
+        [
+            "plan",
+            "--index",
+            "x0 + 9*x1",
+            "--range",
+            "x1=3",
+            "--range",
+            "x0=7",
+            "--outer-first",
+            "--prefer-nd",
+            "--allow",
+            "block_pointer",
+            "--block",
+            "XBLOCK=8",
+            "--block",
+            "YBLOCK=4",
+        ],
+        capsys,
+    )
     assert out["accesses"][0]["block_shape"] == [8, 4]
     assert out["accesses"][0]["boundary_check"] == [0, 1]
 
@@ -95,8 +137,23 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_console_script() -> None:
-    r = subprocess.run([sys.executable, "-m", "indexalg_triton.cli", "plan", "--index", "x",
-                        "--range", "x=64", "--json", "--allow", "none"],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "indexalg_triton.cli",
+            "plan",
+            "--index",
+            "x",
+            "--range",
+            "x=64",
+            "--json",
+            "--allow",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["accesses"][0]["kind"] == "pointer"

@@ -23,6 +23,7 @@ BOTH = ("tensor_descriptor", "block_pointer")
 
 # --- decisions in the source ------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class TilingCase:
     workload: str
@@ -124,6 +125,7 @@ def test_indirect_load_asserts_only_unproven_sides() -> None:
 
 # --- readability ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_every_access_carries_its_index_as_a_comment(name: str) -> None:
     spec = get(name).spec("small")
@@ -147,6 +149,7 @@ def test_floor_division_of_possibly_negative_indices_uses_the_helpers() -> None:
 
 
 # --- determinism ------------------------------------------------------------------------------
+
 
 def test_generation_is_repeatable_in_process() -> None:
     for name in WORKLOADS:
@@ -173,8 +176,13 @@ def test_sources_are_byte_identical_across_hash_seeds() -> None:
     digests = set()
     for seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run([sys.executable, "-c", _DIGEST_SCRIPT], env=env, check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _DIGEST_SCRIPT],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         digests.add(out.stdout.strip())
     assert len(digests) == 1
     assert len(digests.pop()) == len(hashlib.sha256().hexdigest())  # a real digest, not ""
@@ -182,11 +190,14 @@ def test_sources_are_byte_identical_across_hash_seeds() -> None:
 
 # --- configs and errors -----------------------------------------------------------------------
 
+
 def test_default_configs_keep_1d_in_an_nd_space() -> None:
     cfgs = default_configs(get("transpose_add").spec("large"), TD)
     assert cfgs[0].describe() == "XBLOCK=64 YBLOCK=64 warps=8"
     assert [c.describe() for c in cfgs if c.flat] == [
-        "XBLOCK=1024 warps=4 pointers-only 1-D", "XBLOCK=2048 warps=8 pointers-only 1-D"]
+        "XBLOCK=1024 warps=4 pointers-only 1-D",
+        "XBLOCK=2048 warps=8 pointers-only 1-D",
+    ]
 
 
 @dataclass(frozen=True)
@@ -251,4 +262,6 @@ def test_frontend_traces_views_into_index_expressions() -> None:
     assert loads == ["x0 + 11*x1", "x0 + 11*x1 + 3"]
     unpack = get("int8_unpack").spec("small")
     assert [str(o.index) for o in unpack.ops if o.kind in ("load", "index")] == [
-        "24*x1 + x0 // 2", "ModularIndexing(x0, 1, 2) <= 0"]
+        "24*x1 + x0 // 2",
+        "ModularIndexing(x0, 1, 2) <= 0",
+    ]

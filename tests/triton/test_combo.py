@@ -28,15 +28,19 @@ CASES = [
     Case("one part", ((7,),), None, 1),
     Case("sizes around the block", ((127,), (128,), (129,), (1,)), 128, 1 + 1 + 2 + 1),
     Case("2-D and 3-D parts", ((5, 7), (3, 4, 5), (300,)), None, 3),
-    Case("many small", tuple((n,) for n in range(1, 21)), 16, sum(-(-n // 16) for n in range(1, 21))),
+    Case(
+        "many small", tuple((n,) for n in range(1, 21)), 16, sum(-(-n // 16) for n in range(1, 21))
+    ),
 ]
 
 
 def _inputs(shapes: tuple[tuple[int, ...], ...]) -> list[dict[str, Any]]:
     import torch
 
-    return [{"a": torch.randn(s), "b": torch.randn(s), "out": torch.full(s, float("nan"))}
-            for s in shapes]
+    return [
+        {"a": torch.randn(s), "b": torch.randn(s), "out": torch.full(s, float("nan"))}
+        for s in shapes
+    ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
@@ -113,8 +117,9 @@ def _tensors_for(specs: list[Any]) -> list[dict[str, Any]]:
             sizes = [int(x.payload) for x in b.view.sizes]
             strides = [int(x.payload) for x in b.view.strides]
             t = torch.empty_strided(sizes, strides)
-            d[b.name] = (t.fill_(float("nan")) if b.output
-                         else t.copy_(torch.randn(sizes, generator=gen)))
+            d[b.name] = (
+                t.fill_(float("nan")) if b.output else t.copy_(torch.randn(sizes, generator=gen))
+            )
         out.append(d)
     return out
 
@@ -188,9 +193,13 @@ def test_two_d_members_keep_their_tiling() -> None:
 
     from indexalg_triton.combo import transpose_add_spec
 
-    specs = [transpose_add_spec("tr0", 100, 96, alpha=0.5), foreach_add_spec("f1", (1,)),
-             _channels_last_copy_spec("cl2", 1, 96, 9, 11), foreach_add_spec("f3", (333,)),
-             transpose_add_spec("tr4", 37, 150, alpha=0.5)]
+    specs = [
+        transpose_add_spec("tr0", 100, 96, alpha=0.5),
+        foreach_add_spec("f1", (1,)),
+        _channels_last_copy_spec("cl2", 1, 96, 9, 11),
+        foreach_add_spec("f3", (333,)),
+        transpose_add_spec("tr4", 37, 150, alpha=0.5),
+    ]
     combo = combine(specs, name="combo_2d")
     two_d = [i for i, p in enumerate(combo.parts) if "YBLOCK" in dict(p.blocks)]
     assert 0 in two_d and 2 in two_d, [p.source.tiling for p in combo.parts]
@@ -212,8 +221,11 @@ def test_per_part_configs_and_one_xblock_for_all() -> None:
     from indexalg_triton.codegen import Config
 
     specs = [foreach_add_spec("c0", (300,)), foreach_add_spec("c1", (17,))]
-    combo = combine(specs, name="combo_cfg", configs=[
-        Config.of(4, structured=False, flat=True, XBLOCK=64), None])
+    combo = combine(
+        specs,
+        name="combo_cfg",
+        configs=[Config.of(4, structured=False, flat=True, XBLOCK=64), None],
+    )
     assert [dict(p.blocks)["XBLOCK"] for p in combo.parts] == [64, 32]
     same = combine(specs, name="combo_same", xblock=128)
     assert [dict(p.blocks)["XBLOCK"] for p in same.parts] == [128, 128]
@@ -284,8 +296,7 @@ def _fake_direct_path(monkeypatch: pytest.MonkeyPatch, constexpr: bool = False) 
     monkeypatch.setattr(runtime, "_stream_getter", lambda: lambda device: 1234 + device)
     xs = [torch.zeros(4), torch.zeros(8)]
     kernel = _FakeKernel(2, constexpr)
-    bound = bind_kernel("fake", kernel, (5,), [("p0_x", xs[0]), ("p1_x", xs[1])],
-                        {"num_warps": 4})
+    bound = bind_kernel("fake", kernel, (5,), [("p0_x", xs[0]), ("p1_x", xs[1])], {"num_warps": 4})
     return bound, kernel, xs
 
 
@@ -302,8 +313,10 @@ def test_bound_launch_takes_the_compiled_launcher(monkeypatch: pytest.MonkeyPatc
     assert kernel.jit_calls == 1
     ptrs = tuple(x.data_ptr() for x in xs)
     # the stream of the tensors' device (-1: these are CPU tensors standing in)
-    assert kernel.compiled.calls == [(5, 1, 1, 1233, "fn-handle", ("meta",), None, None, None,
-                                      *ptrs)] * 2
+    assert (
+        kernel.compiled.calls
+        == [(5, 1, 1, 1233, "fn-handle", ("meta",), None, None, None, *ptrs)] * 2
+    )
     assert all(type(v) is int for v in kernel.compiled.calls[0][-2:])
     import io
 
@@ -313,7 +326,8 @@ def test_bound_launch_takes_the_compiled_launcher(monkeypatch: pytest.MonkeyPatc
 
 
 def test_bound_launch_keeps_the_jit_path_for_constexpr_kernels(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     bound, kernel, _ = _fake_direct_path(monkeypatch, constexpr=True)
     bound()
     bound()
@@ -340,7 +354,8 @@ def test_bound_launch_yields_to_launch_hooks(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_launch_combo_takes_the_direct_path_when_the_specialisation_matches(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``launch_combo`` per call: after the first (JIT) launch, tensors of the same dtypes
     and pointer alignment go to the compiled launcher with their own pointers; a dtype or
     an alignment the kernel was not compiled for goes through the JIT again."""
@@ -355,8 +370,10 @@ def test_launch_combo_takes_the_direct_path_when_the_specialisation_matches(
     monkeypatch.setattr(runtime, "_stream_getter", lambda: lambda device: 7)
 
     def tensors(dtype: Any = torch.float32, offset: int = 0) -> list[dict[str, Any]]:
-        return [{n: torch.zeros(s + offset, dtype=dtype)[offset:] for n in ("a", "b", "out")}
-                for s in (4, 8)]
+        return [
+            {n: torch.zeros(s + offset, dtype=dtype)[offset:] for n in ("a", "b", "out")}
+            for s in (4, 8)
+        ]
 
     first = tensors()
     launch_combo(combo, first)
@@ -364,8 +381,18 @@ def test_launch_combo_takes_the_direct_path_when_the_specialisation_matches(
     for ts in (first, tensors()):
         launch_combo(combo, ts)
         ptrs = tuple(t[n].data_ptr() for t in ts for n in ("a", "b", "out"))
-        assert kernel.compiled.calls[-1] == (combo.grid, 1, 1, 7, "fn-handle", ("meta",),
-                                             None, None, None, *ptrs)
+        assert kernel.compiled.calls[-1] == (
+            combo.grid,
+            1,
+            1,
+            7,
+            "fn-handle",
+            ("meta",),
+            None,
+            None,
+            None,
+            *ptrs,
+        )
     assert kernel.jit_calls == 1 and len(kernel.compiled.calls) == 2
     launch_combo(combo, tensors(offset=1))  # pointers 4 bytes past 16-byte alignment
     assert kernel.jit_calls == 2
@@ -375,13 +402,13 @@ def test_launch_combo_takes_the_direct_path_when_the_specialisation_matches(
         launch_combo(combo, [{"a": 1, "b": 2}, {}])
 
 
-SEED_SCRIPT = r'''
+SEED_SCRIPT = r"""
 import hashlib
 from indexalg_triton.combo import combine, foreach_add_spec, transpose_add_spec
 specs = [foreach_add_spec(f"f{i}", s) for i, s in enumerate([(1,), (7,), (3000,), (5, 9), (129,)])]
 specs += [transpose_add_spec("t5", 100, 96), transpose_add_spec("t6", 37, 150)]
 print(hashlib.sha256(combine(specs, name="seeded").source.encode()).hexdigest())
-'''
+"""
 
 
 def test_combo_source_is_identical_across_hash_seeds() -> None:
@@ -392,7 +419,8 @@ def test_combo_source_is_identical_across_hash_seeds() -> None:
     outs = []
     for seed in ("0", "977"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        res = subprocess.run([sys.executable, "-c", SEED_SCRIPT], capture_output=True,
-                             text=True, env=env, check=True)
+        res = subprocess.run(
+            [sys.executable, "-c", SEED_SCRIPT], capture_output=True, text=True, env=env, check=True
+        )
         outs.append(res.stdout)
     assert outs[0] == outs[1] and len(outs[0].strip()) == 64

@@ -29,8 +29,11 @@ def _add_spec(name: str = "dbg_add", n: int = 5) -> Any:
 def _tensors(n: int = 5) -> dict[str, Any]:
     import torch
 
-    return {"a": torch.arange(n, dtype=torch.float32), "b": torch.ones(n),
-            "out": torch.full((n,), float("nan"))}
+    return {
+        "a": torch.arange(n, dtype=torch.float32),
+        "b": torch.ones(n),
+        "out": torch.full((n,), float("nan")),
+    }
 
 
 def test_describe_small_tensor_lists_values_and_every_property() -> None:
@@ -38,9 +41,17 @@ def test_describe_small_tensor_lists_values_and_every_property() -> None:
 
     t = torch.tensor([[0.5, -1.25], [3.0, 2.0]]).t()
     assert describe_tensor(t) == [
-        "values: [0.5, 3.0, -1.25, 2.0]", "min: -1.25", "max: 3.0", "size: [2, 2]",
-        "stride: [1, 2]", "dtype: torch.float32", "device: cpu", "layout: torch.strided",
-        "numel: 4", "contiguous: False"]
+        "values: [0.5, 3.0, -1.25, 2.0]",
+        "min: -1.25",
+        "max: 3.0",
+        "size: [2, 2]",
+        "stride: [1, 2]",
+        "dtype: torch.float32",
+        "device: cpu",
+        "layout: torch.strided",
+        "numel: 4",
+        "contiguous: False",
+    ]
 
 
 def test_large_tensor_has_no_values_bool_and_empty_have_min_max() -> None:
@@ -58,8 +69,11 @@ def test_generated_kernel_prints_before_and_after() -> None:
         launch(src, _tensors())
     text = buf.getvalue()
     heads = [line for line in text.splitlines() if line.startswith("[")]
-    assert heads == [f"[ {w} - dbg_add - {a} ]:" for w in ("before_launch", "after_launch")
-                     for a in ("a", "b", "out")]
+    assert heads == [
+        f"[ {w} - dbg_add - {a} ]:"
+        for w in ("before_launch", "after_launch")
+        for a in ("a", "b", "out")
+    ]
     # the output is poisoned before and written after
     after_out = text.split("[ after_launch - dbg_add - out ]:")[1]
     assert "values: [2.0, 3.0, 4.0, 5.0, 6.0]" in after_out
@@ -77,8 +91,9 @@ def test_kernel_filter_and_disable() -> None:
         launch(src, _tensors())  # nothing to check but that it runs
 
 
-def test_environment_variables(monkeypatch: pytest.MonkeyPatch,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_environment_variables(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = generate(_add_spec(), kinds=())
     monkeypatch.setenv("INDEXALG_DEBUG_PRINT", "1")
     monkeypatch.setenv("INDEXALG_DEBUG_KERNELS", "dbg_add, something_else")
@@ -109,8 +124,10 @@ def test_codegen_logs_available_kernel_names(caplog: pytest.LogCaptureFixture) -
     with caplog.at_level(logging.INFO, logger="indexalg_triton.debug"):
         generate(_add_spec("dbg_logged_kernel"), kinds=())
     assert "dbg_logged_kernel" in available_kernels()
-    assert any("kernel names available" in r.getMessage() and "dbg_logged_kernel"
-               in r.getMessage() for r in caplog.records)
+    assert any(
+        "kernel names available" in r.getMessage() and "dbg_logged_kernel" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 def test_every_kernel_kind_goes_through_the_printer() -> None:
@@ -139,12 +156,17 @@ def test_every_kernel_kind_goes_through_the_printer() -> None:
         launch_combo(combo, [_tensors(3), _tensors(4)])
         xs = torch.randn(13, 300)
         mk.run(dict(zip(mk.arg_names, [xs, torch.empty(13)])))
-        launch_template(tpl, {"a": torch.randn(16, 16), "b": torch.randn(16, 16),
-                              "out": torch.empty(16, 16)})
+        launch_template(
+            tpl, {"a": torch.randn(16, 16), "b": torch.randn(16, 16), "out": torch.empty(16, 16)}
+        )
         launch_user_kernel(user_double, (1,), x, y, 4)
     text = buf.getvalue()
-    for head in ["[ after_launch - dbg_combo - p1_out ]:", "[ after_launch - row_sum - out0 ]:",
-                 "[ after_launch - dbg_mm - out ]:", "[ after_launch - user_double - y ]:",
-                 "[ before_launch - user_double - n ]: value 4"]:
+    for head in [
+        "[ after_launch - dbg_combo - p1_out ]:",
+        "[ after_launch - row_sum - out0 ]:",
+        "[ after_launch - dbg_mm - out ]:",
+        "[ after_launch - user_double - y ]:",
+        "[ before_launch - user_double - n ]: value 4",
+    ]:
         assert head in text, head
     assert "values: [2.0, 2.0, 2.0, 2.0]" in text.split("after_launch - user_double - y")[1]

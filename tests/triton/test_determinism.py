@@ -14,25 +14,47 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CODEGEN_MODULES = ["access.py", "codegen/__init__.py", "codegen/configs.py", "codegen/helpers.py",
-                   "codegen/kernel.py", "codegen/memory.py", "codegen/pointwise.py",
-                   "codegen/reduction.py", "codegen/split.py", "codegen/values.py",
-                   "codegen/writer.py", "combo.py", "debug.py", "layout.py", "multikernel.py", "planner.py", "spec.py",
-                   "template.py", "tiling.py"]
+CODEGEN_MODULES = [
+    "access.py",
+    "codegen/__init__.py",
+    "codegen/configs.py",
+    "codegen/helpers.py",
+    "codegen/kernel.py",
+    "codegen/memory.py",
+    "codegen/pointwise.py",
+    "codegen/reduction.py",
+    "codegen/split.py",
+    "codegen/values.py",
+    "codegen/writer.py",
+    "combo.py",
+    "debug.py",
+    "layout.py",
+    "multikernel.py",
+    "planner.py",
+    "spec.py",
+    "template.py",
+    "tiling.py",
+]
 
 # --- the lint ---------------------------------------------------------------------------------
 
 _SET_CALLS = frozenset({"set", "frozenset"})
-_ITERATING_CALLS = frozenset({"list", "tuple", "enumerate", "zip", "iter", "next", "map",
-                              "filter", "reversed"})
+_ITERATING_CALLS = frozenset(
+    {"list", "tuple", "enumerate", "zip", "iter", "next", "map", "filter", "reversed"}
+)
 
 
 def _annotation_is_set(a: ast.expr | None) -> bool:
     if a is None:
         return False
     base = a.value if isinstance(a, ast.Subscript) else a
-    name = base.id if isinstance(base, ast.Name) else base.attr \
-        if isinstance(base, ast.Attribute) else ""
+    name = (
+        base.id
+        if isinstance(base, ast.Name)
+        else base.attr
+        if isinstance(base, ast.Attribute)
+        else ""
+    )
     return name in ("set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet")
 
 
@@ -65,8 +87,9 @@ class SetIterationLint(ast.NodeVisitor):
                 for t in node.targets:
                     self._bind(t)
             elif isinstance(node, ast.AnnAssign) and (
-                    _annotation_is_set(node.annotation) or (node.value is not None
-                                                            and self.is_set(node.value))):
+                _annotation_is_set(node.annotation)
+                or (node.value is not None and self.is_set(node.value))
+            ):
                 self._bind(node.target)
             stack.extend(ast.iter_child_nodes(node))
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -86,8 +109,9 @@ class SetIterationLint(ast.NodeVisitor):
             if isinstance(f, ast.Name) and (f.id in _SET_CALLS or f"{f.id}()" in self.set_names):
                 return True
             return isinstance(f, ast.Attribute) and f"{f.attr}()" in self.set_names
-        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitOr, ast.BitAnd, ast.Sub,
-                                                          ast.BitXor)):
+        if isinstance(e, ast.BinOp) and isinstance(
+            e.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)
+        ):
             return self.is_set(e.left) or self.is_set(e.right)
         if isinstance(e, ast.Name):
             return e.id in self.set_names
@@ -129,14 +153,17 @@ def _global_set_names(tree: ast.AST) -> set[str]:
     out: set[str] = set()
     probe = SetIterationLint(set())
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                _annotation_is_set(node.returns):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _annotation_is_set(
+            node.returns
+        ):
             out.add(f"{node.name}()")
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign) and probe.is_set(node.value):
             targets = list(node.targets)
-        elif isinstance(node, ast.AnnAssign) and (_annotation_is_set(node.annotation) or (
-                node.value is not None and probe.is_set(node.value))):
+        elif isinstance(node, ast.AnnAssign) and (
+            _annotation_is_set(node.annotation)
+            or (node.value is not None and probe.is_set(node.value))
+        ):
             targets = [node.target]
         out |= {f".{t.attr}" for t in targets if isinstance(t, ast.Attribute)}
     return out
@@ -146,8 +173,10 @@ def lint(source: str) -> list[str]:
     """Problems found, module scope first, then each function in source order."""
     tree = ast.parse(source)
     glob = _global_set_names(tree)
-    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree)
-                                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    scopes: list[ast.AST] = [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+    ]
     problems: list[str] = []
     for scope in scopes:
         v = SetIterationLint(glob)
@@ -170,8 +199,11 @@ LINT_CASES = [
     LintCase("s: set[str] = f()\nout = [x for x in s]", True),
     LintCase("def f(s: frozenset[int]) -> list[int]:\n    return list(s)", True),
     LintCase("x = ', '.join({a for a in b})", True),
-    LintCase("class A:\n    def f(self):\n        self.seen = set()\n"
-             "        for x in self.seen | other: pass", True),
+    LintCase(
+        "class A:\n    def f(self):\n        self.seen = set()\n"
+        "        for x in self.seen | other: pass",
+        True,
+    ),
     LintCase("def g() -> set[int]: ...\nfor x in g(): pass", True),
     LintCase("def f():\n    names = {1}\ndef g(names):\n    return list(names)", False),
     LintCase("s = set()\nfor x in sorted(s): pass", False),
@@ -194,7 +226,7 @@ def test_codegen_modules_never_iterate_sets(module: str) -> None:
 
 # --- every kernel kind under several hash seeds -------------------------------------------------
 
-SCRIPT = r'''
+SCRIPT = r"""
 import hashlib
 from indexalg_triton.codegen import default_configs, generate
 from indexalg_triton.combo import combine, foreach_add_spec
@@ -236,15 +268,22 @@ out.append(("template", matmul_template(50, 40, 70, bias=True, relu=True, raw=Tr
 for label, src in out:
     print(label, hashlib.sha256(src.encode()).hexdigest())
 print("ALL", hashlib.sha256("".join(s for _, s in out).encode()).hexdigest(), len(out))
-'''
+"""
 
 
 def test_every_kernel_kind_is_byte_identical_across_hash_seeds() -> None:
     outputs = []
     for seed in ("0", "1", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        res = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                             env=env, cwd=ROOT, timeout=600, check=False)
+        res = subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=600,
+            check=False,
+        )
         assert res.returncode == 0, res.stderr[-2000:]
         outputs.append(res.stdout)
     assert outputs[0] == outputs[1] == outputs[2]

@@ -38,11 +38,9 @@ def test_every_torch_name_converts_to_its_kind() -> None:
 def _spec(kind: str) -> SpecBuilder:
     e = ELEMENTWISE[kind]
     b = SpecBuilder(f"k_{kind}", loops=[("x0", 8)])
-    dtype = "int32" if e.family in ("integer",) else "bool" if e.family == "logic" \
-        else "float32"
+    dtype = "int32" if e.family in ("integer",) else "bool" if e.family == "logic" else "float32"
     b.buffer("a", View.of([8], dtype=dtype))
-    b.buffer("out", View.of([8], dtype="bool" if e.family == "compare" else dtype),
-             output=True)
+    b.buffer("out", View.of([8], dtype="bool" if e.family == "compare" else dtype), output=True)
     return b
 
 

@@ -35,8 +35,10 @@ def test_the_tree() -> None:
         assert cls.__bases__ == (IndexAlgTritonError,)
     assert UnsupportedOp.__bases__ == (FrontendError,)
     assert sorted(errors.__all__) == sorted(
-        n for n, v in vars(errors).items() if isinstance(v, type)
-        and issubclass(v, IndexAlgTritonError))
+        n
+        for n, v in vars(errors).items()
+        if isinstance(v, type) and issubclass(v, IndexAlgTritonError)
+    )
 
 
 def test_unsupported_op_names_the_op() -> None:
@@ -74,8 +76,11 @@ def test_no_module_raises_the_bare_core_error() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) \
-                    and isinstance(node.exc.func, ast.Name) \
-                    and node.exc.func.id in ("InvalidOperationError", "IndexAlgError"):
+            if (
+                isinstance(node, ast.Raise)
+                and isinstance(node.exc, ast.Call)
+                and isinstance(node.exc.func, ast.Name)
+                and node.exc.func.id in ("InvalidOperationError", "IndexAlgError")
+            ):
                 found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert found == []

@@ -112,7 +112,6 @@ def test_block_pointer_wholly_inside_has_no_padding_option() -> None:
     cfg = replace(default_configs(spec, ("block_pointer",))[0], structured=True)
     lines = generate(spec, cfg, kinds=("block_pointer",)).source.splitlines()
     bias = [ln for ln in lines if "tl.make_block_ptr(in1" in ln]
-    assert bias and all("boundary_check" not in ln and "padding_option" not in ln
-                        for ln in bias)
+    assert bias and all("boundary_check" not in ln and "padding_option" not in ln for ln in bias)
     checked = [ln for ln in lines if "tl.make_block_ptr(in0" in ln]
     assert checked and all('boundary_check=[0], padding_option="zero"' in ln for ln in checked)

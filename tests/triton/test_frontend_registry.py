@@ -18,8 +18,9 @@ DUMMY = "aten.indexalg_dummy_op"
 
 
 def _gen_pages() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_docs_gen_pages_registry",
-                                                  ROOT / "docs" / "gen_pages.py")
+    spec = importlib.util.spec_from_file_location(
+        "_docs_gen_pages_registry", ROOT / "docs" / "gen_pages.py"
+    )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -34,13 +35,22 @@ def test_every_op_has_one_converter_and_a_namespace() -> None:
     ops = supported_ops()
     assert ops == sorted(set(ops))
     assert all(op.count(".") == 1 for op in ops)
-    for op in ("aten.relu", "aten.add", "aten.permute", "aten.embedding", "aten.sum",
-               "aten.native_layer_norm", "aten.cat", "aten.index"):
+    for op in (
+        "aten.relu",
+        "aten.add",
+        "aten.permute",
+        "aten.embedding",
+        "aten.sum",
+        "aten.native_layer_norm",
+        "aten.cat",
+        "aten.index",
+    ):
         assert op in ops
 
 
 def test_a_registered_dummy_converter_appears_in_the_docs_op_list(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     page = _gen_pages()
     assert f"`{DUMMY}`" not in page.supported_ops_list()
     monkeypatch.setitem(CONVERTERS, DUMMY, _dummy)

@@ -17,8 +17,9 @@ from indexalg_triton.spec import KernelSpec, Op, SpecBuilder
 pytestmark = pytest.mark.skipif(device() != "cpu", reason="interpreter tests (a GPU is present)")
 
 
-def mean_var_spec(rows: int, cols: int, dtype: str = "float32", *,
-                  centered: bool = False) -> KernelSpec:
+def mean_var_spec(
+    rows: int, cols: int, dtype: str = "float32", *, centered: bool = False
+) -> KernelSpec:
     b = SpecBuilder("mean_var", loops=[("x1", rows)], reduction=("r0", cols))
     b.buffer("x", View.of([rows, cols], dtype=dtype))
     b.buffer("mean", View.of([rows]), output=True)
@@ -69,17 +70,19 @@ def test_mean_var_matches_torch(c: Case) -> None:
     src = generate(spec, c.config, kinds=())
     assert c.mode in src.tiling
     x = (torch.randn(c.rows, c.cols) * 3 + 2).to(getattr(torch, c.dtype))
-    ts = {"x": x, "mean": torch.full((c.rows,), float("nan")),
-          "var": torch.full((c.rows,), float("nan")),
-          "centered": torch.full((c.rows, c.cols), float("nan"))}
+    ts = {
+        "x": x,
+        "mean": torch.full((c.rows,), float("nan")),
+        "var": torch.full((c.rows,), float("nan")),
+        "centered": torch.full((c.rows, c.cols), float("nan")),
+    }
     launch(src, ts)
     var, mean = torch.var_mean(x.double(), dim=1, correction=0)
     assert float((ts["mean"].double() - mean).abs().max()) <= 1e-5 * float(mean.abs().max())
     assert float((ts["var"].double() - var).abs().max()) <= 1e-5 * float(var.abs().max())
     if c.centered:
         ref = x.double() - mean[:, None]
-        assert float((ts["centered"].double() - ref).abs().max()) <= 1e-5 * float(
-            ref.abs().max())
+        assert float((ts["centered"].double() - ref).abs().max()) <= 1e-5 * float(ref.abs().max())
 
 
 def test_bad_multi_output_specs() -> None:
@@ -91,16 +94,42 @@ def test_bad_multi_output_specs() -> None:
     ops = list(spec.ops)
     assert ops[0].index is not None
     with pytest.raises(InvalidOperationError, match="defines 2 results, got 1"):
-        KernelSpec("bad", spec.loops, spec.reduction, spec.buffers,
-                   (ops[0], Op("m", "mean_var", (ops[0].name,), "float32", results=("m0",))),
-                   spec.stores[:0] or spec.stores)
+        KernelSpec(
+            "bad",
+            spec.loops,
+            spec.reduction,
+            spec.buffers,
+            (ops[0], Op("m", "mean_var", (ops[0].name,), "float32", results=("m0",))),
+            spec.stores[:0] or spec.stores,
+        )
     with pytest.raises(ExprTypeError, match="float dtype"):
-        KernelSpec("bad", spec.loops, spec.reduction, spec.buffers,
-                   (ops[0], Op("m", "mean_var", (ops[0].name,), "int32",
-                               results=("tmp1_mean", "tmp1_var"))), spec.stores)
+        KernelSpec(
+            "bad",
+            spec.loops,
+            spec.reduction,
+            spec.buffers,
+            (
+                ops[0],
+                Op("m", "mean_var", (ops[0].name,), "int32", results=("tmp1_mean", "tmp1_var")),
+            ),
+            spec.stores,
+        )
     with pytest.raises(InvalidOperationError, match="in a kernel with no reduction"):
-        KernelSpec("bad", (("x1", 2),), None, spec.buffers,
-                   (Op("tmp0", "load", (), "float32", "x", ops[0].index.subs(
-                       {Symbol("r0"): integer(0)})),
-                    Op("m", "mean_var", ("tmp0",), "float32", results=("a1", "a2"))),
-                   spec.stores)
+        KernelSpec(
+            "bad",
+            (("x1", 2),),
+            None,
+            spec.buffers,
+            (
+                Op(
+                    "tmp0",
+                    "load",
+                    (),
+                    "float32",
+                    "x",
+                    ops[0].index.subs({Symbol("r0"): integer(0)}),
+                ),
+                Op("m", "mean_var", ("tmp0",), "float32", results=("a1", "a2")),
+            ),
+            spec.stores,
+        )

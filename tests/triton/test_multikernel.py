@@ -73,8 +73,11 @@ def test_choice_by_timing_cached_per_shape(winner: str) -> None:
 
     clear_choices()
     mk = MultiKernel(get("row_sum").spec("small"))
-    ms = {"persistent": 1.0, "looped": 2.0} if winner == "persistent" else \
-        {"persistent": 3.0, "looped": 0.5}
+    ms = (
+        {"persistent": 1.0, "looped": 2.0}
+        if winner == "persistent"
+        else {"persistent": 3.0, "looped": 0.5}
+    )
     seen: list[str] = []
     x = torch.randn(13, 300)
     out = torch.full((13,), float("nan"))

@@ -17,8 +17,10 @@ pytestmark = pytest.mark.skipif(device() != "cpu", reason="interpreter tests (a 
 
 TD = ("tensor_descriptor",)
 NO_BLOCK_POINTERS = "block_pointer" not in supported_kinds()
-WHY_NO_BP = ("the installed Triton has no block pointers (tl.make_block_ptr was removed in "
-             "Triton 3.9); they run on the GPU benchmark machine (Triton 3.6)")
+WHY_NO_BP = (
+    "the installed Triton has no block pointers (tl.make_block_ptr was removed in "
+    "Triton 3.9); they run on the GPU benchmark machine (Triton 3.6)"
+)
 
 
 @pytest.mark.parametrize("name", list(WORKLOADS))
@@ -70,6 +72,7 @@ def test_block_pointer_kernels(name: str) -> None:  # pragma: no cover - Triton 
 
 # --- tolerances -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class CompareCase:
     name: str
@@ -105,6 +108,7 @@ def test_compare(case: CompareCase) -> None:
 
 
 # --- cache and CLI ----------------------------------------------------------------------------
+
 
 def test_compiled_kernels_are_cached() -> None:
     src = generate(get("outer_add").spec("small"), Config.of(4, XBLOCK=1024), kinds=TD)

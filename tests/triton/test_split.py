@@ -45,18 +45,29 @@ def _gen() -> object:
 
 CASES = [
     ("col_mean", col_mean, lambda: [torch.randn(48, 9, generator=_gen()).bfloat16()]),
-    ("col_stats", col_stats, lambda: [torch.randn(64, 7, generator=_gen()),
-                                      torch.randn(7, generator=_gen()),
-                                      torch.randn(7, generator=_gen())]),
+    (
+        "col_stats",
+        col_stats,
+        lambda: [
+            torch.randn(64, 7, generator=_gen()),
+            torch.randn(7, generator=_gen()),
+            torch.randn(7, generator=_gen()),
+        ],
+    ),
     ("row_sum", row_sum, lambda: [torch.randn(3, 256, generator=_gen())]),
 ]
 
 
 @pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
-@pytest.mark.parametrize("cfg", [Config.of(8, XBLOCK=64, RBLOCK=64, SPLIT=2),
-                                 Config.of(4, XBLOCK=4, RBLOCK=4, SPLIT=4),
-                                 Config.of(4, XBLOCK=8, RBLOCK=64, SPLIT=8)],
-                         ids=lambda c: c.describe())
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        Config.of(8, XBLOCK=64, RBLOCK=64, SPLIT=2),
+        Config.of(4, XBLOCK=4, RBLOCK=4, SPLIT=4),
+        Config.of(4, XBLOCK=8, RBLOCK=64, SPLIT=8),
+    ],
+    ids=lambda c: c.describe(),
+)
 def test_split_matches_eager(name: str, fn: object, make: object, cfg: Config) -> None:
     xs = make()  # type: ignore[operator]
     spec = from_torch(fn, *xs, name=name)  # type: ignore[arg-type]
@@ -106,10 +117,18 @@ def test_reduction_model() -> None:
     assert p.configs[0] == (8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": 8}), p
     assert "split 8 ways (chunks of 2048)" in p.reason
     # col_sum (32768 columns): 512 programs suffice; not splittable: never split
-    assert not any("SPLIT" in b for _, b in plan_reduction(
-        32768, 8192, contiguous=False, itemsize=4, splittable=True).configs)
-    assert not any("SPLIT" in b for _, b in plan_reduction(
-        100, 16384, contiguous=False, itemsize=4, splittable=False).configs)
+    assert not any(
+        "SPLIT" in b
+        for _, b in plan_reduction(
+            32768, 8192, contiguous=False, itemsize=4, splittable=True
+        ).configs
+    )
+    assert not any(
+        "SPLIT" in b
+        for _, b in plan_reduction(
+            100, 16384, contiguous=False, itemsize=4, splittable=False
+        ).configs
+    )
     # few long rows: 64 rows of 131072 -> split; 32768 rows of 1024 stay persistent
     rows = plan_reduction(64, 131072, contiguous=True, itemsize=4, splittable=True)
     assert rows.configs[0][1].get("SPLIT", 1) > 1 and "split" in rows.reason
@@ -135,14 +154,23 @@ def test_default_configs_of_a_split_reduction_verify() -> None:
 
 
 def test_eviction_hints() -> None:
-    perm = from_torch(lambda t: torch.softmax(t.permute(0, 2, 1), -1), torch.randn(2, 40, 8),
-                      name="sp")
+    perm = from_torch(
+        lambda t: torch.softmax(t.permute(0, 2, 1), -1), torch.randn(2, 40, 8), name="sp"
+    )
     body = generate(perm, Config.of(4, XBLOCK=8, RBLOCK=16)).body
-    hints = [ln.split("eviction_policy='")[1].split("'")[0] if "eviction" in ln else None
-             for ln in body.splitlines() if "tl.load" in ln]
+    hints = [
+        ln.split("eviction_policy='")[1].split("'")[0] if "eviction" in ln else None
+        for ln in body.splitlines()
+        if "tl.load" in ln
+    ]
     assert hints == ["evict_last", "evict_last", None], body
-    ln = from_torch(lambda t, w, b: torch.nn.functional.layer_norm(t, (64,), w, b),
-                    torch.randn(6, 64), torch.randn(64), torch.randn(64), name="ln")
+    ln = from_torch(
+        lambda t, w, b: torch.nn.functional.layer_norm(t, (64,), w, b),
+        torch.randn(6, 64),
+        torch.randn(64),
+        torch.randn(64),
+        name="ln",
+    )
     # persistent: every load keeps its lines (layer norm measured 3.6% faster on the H200)
     body = generate(ln, Config.of(4, XBLOCK=1, RBLOCK=64)).body
     assert "tl.load(in0 + (rindex + 64*xindex), eviction_policy='evict_last')" in body
@@ -151,11 +179,13 @@ def test_eviction_hints() -> None:
     # 2-22% slower), the weight re-read by every row keeps evict_last
     body = generate(ln, Config.of(4, XBLOCK=1, RBLOCK=16)).body
     x_loads = [ln.strip() for ln in body.splitlines() if "tl.load(in0" in ln]
-    assert x_loads == ["tmp0 = tl.load(in0 + (rindex + 64*xindex), eviction_policy='evict_last')"]\
-        * 2 + ["tmp0 = tl.load(in0 + (rindex + 64*xindex))"], body
+    assert x_loads == [
+        "tmp0 = tl.load(in0 + (rindex + 64*xindex), eviction_policy='evict_last')"
+    ] * 2 + ["tmp0 = tl.load(in0 + (rindex + 64*xindex))"], body
     assert "evict_first" not in body
-    pool = from_torch(lambda t: torch.nn.functional.avg_pool2d(t, 2), torch.randn(2, 3, 8, 8),
-                      name="pool")
+    pool = from_torch(
+        lambda t: torch.nn.functional.avg_pool2d(t, 2), torch.randn(2, 3, 8, 8), name="pool"
+    )
     loads = [ln for ln in generate(pool, kinds=()).body.splitlines() if "tl.load" in ln]
     assert loads and all("evict_last" in ln for ln in loads)  # stride-2 windows
     # a pointwise kernel's streaming loads too (cat of 3 widths measured 3% faster)
@@ -183,13 +213,18 @@ def test_streaming_loads_leave_l2_to_a_large_reused_buffer() -> None:
     """A softmax whose additive mask (re-read by every batch and head) is over 1 MiB: only
     the mask's load keeps its lines (evict_last); the streaming scores do not (measured: the
     hint on both made it 2% slower on the H200).  Below 1 MiB both are marked."""
+
     def fn(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
         return torch.softmax(x * 0.125 + m, dim=-1)
 
     for s, both in ((1024, False), (64, True)):
-        spec = from_torch(fn, torch.empty(2, 3, s, s, device="meta"),
-                          torch.empty(s, s, device="meta"), name="sm")
+        spec = from_torch(
+            fn, torch.empty(2, 3, s, s, device="meta"), torch.empty(s, s, device="meta"), name="sm"
+        )
         body = generate(spec, Config.of(1, XBLOCK=1, RBLOCK=s)).body
-        loads = {ln.split("tl.load(")[1].split(" ")[0]: "evict_last" in ln
-                 for ln in body.splitlines() if "tl.load(" in ln}
+        loads = {
+            ln.split("tl.load(")[1].split(" ")[0]: "evict_last" in ln
+            for ln in body.splitlines()
+            if "tl.load(" in ln
+        }
         assert loads == {"in0": both, "in1": True}, body

@@ -21,8 +21,10 @@ HOOKS = ["def_kernel", "body:prologue", "body:inner", "store_output", "body:post
 
 
 def test_every_finalize_order_gives_the_same_source() -> None:
-    sources = {matmul_template(20, 24, 40, bias=True, relu=True, raw=True, order=list(o)).source
-               for o in itertools.permutations(HOOKS)}
+    sources = {
+        matmul_template(20, 24, 40, bias=True, relu=True, raw=True, order=list(o)).source
+        for o in itertools.permutations(HOOKS)
+    }
     assert len(sources) == 1
 
 
@@ -113,8 +115,17 @@ MM = [
 def test_matmul_template_with_fused_epilogue_matches_torch(c: MMCase) -> None:
     import torch
 
-    t = matmul_template(c.m, c.n, c.k, bias=c.bias, relu=c.relu, scale=c.scale, raw=c.raw,
-                        relu_a=c.relu_a, order=list(reversed(HOOKS)))
+    t = matmul_template(
+        c.m,
+        c.n,
+        c.k,
+        bias=c.bias,
+        relu=c.relu,
+        scale=c.scale,
+        raw=c.raw,
+        relu_a=c.relu_a,
+        order=list(reversed(HOOKS)),
+    )
     a, b, bias = torch.randn(c.m, c.k), torch.randn(c.k, c.n), torch.randn(c.n)
     out = torch.full((c.m, c.n), float("nan"))
     raw = torch.full((c.m, c.n), float("nan"))

@@ -46,7 +46,9 @@ def test_axis_dims_merge_chained_loops() -> None:
     m = decompose("c + 6*b + 18*a", {"a": 2, "b": 3, "c": 5}, ["a", "b", "c"])
     dims = axis_dims(m, t)
     assert [[(str(d.extent), str(d.stride)) for d in ds] for ds in dims] == [
-        [("5", "1")], [("6", "6")]]
+        [("5", "1")],
+        [("6", "6")],
+    ]
 
 
 @dataclass(frozen=True)
@@ -72,18 +74,29 @@ CHOICES = [
     Choice("transpose", [("x1", 1024), ("x0", 1024)], TRANSPOSE, False, 2),
     Choice("seed (c), prefer-nd", [("x1", 3), ("x0", 7)], VIEW_C, True, 2),
     Choice("seed (c), max_tiles 1", [("x1", 3), ("x0", 7)], VIEW_C, True, 1, max_tiles=1),
-    Choice("contiguous add", [("x1", 64), ("x0", 64)],
-           [Access.of("64*x1 + x0"), Access.of("64*x1 + x0", store=True)], True, 1),
-    Choice("9x3x5 view, 3 tiles", [("a", 9), ("b", 3), ("c", 5)],
-           [Access.of("24*a + 6*b + c"), Access.of("15*a + 5*b + c", store=True)], True, 3,
-           max_tiles=3),
+    Choice(
+        "contiguous add",
+        [("x1", 64), ("x0", 64)],
+        [Access.of("64*x1 + x0"), Access.of("64*x1 + x0", store=True)],
+        True,
+        1,
+    ),
+    Choice(
+        "9x3x5 view, 3 tiles",
+        [("a", 9), ("b", 3), ("c", 5)],
+        [Access.of("24*a + 6*b + c"), Access.of("15*a + 5*b + c", store=True)],
+        True,
+        3,
+        max_tiles=3,
+    ),
 ]
 
 
 @pytest.mark.parametrize("c", CHOICES, ids=lambda c: c.name)
 def test_choose_tiling(c: Choice) -> None:
-    ch = choose_tiling(c.loops, c.accesses, max_tiles=c.max_tiles, prefer_nd=c.prefer_nd,
-                       allow=c.allow)
+    ch = choose_tiling(
+        c.loops, c.accesses, max_tiles=c.max_tiles, prefer_nd=c.prefer_nd, allow=c.allow
+    )
     assert ch.tiling.ndim == c.ndim, ch.scores
     one_d = ch.scores[0][1]
     assert ch.scores[0][0].startswith("1-D") and ch.cost <= one_d + 1e-3  # never slower
@@ -109,8 +122,9 @@ def test_cost_blocks_share_the_budget() -> None:
 
 def test_symbolic_sizes_use_hints() -> None:
     loops = [("x1", 4), ("x0", "s0")]
-    ch = choose_tiling(loops, [Access.of("x0 + s1*x1")], prefer_nd=True, allow=BP,
-                       size_hints={"s0": 100})
+    ch = choose_tiling(
+        loops, [Access.of("x0 + s1*x1")], prefer_nd=True, allow=BP, size_hints={"s0": 100}
+    )
     assert ch.tiling.ndim == 2
     p = ch.plans[0]
     assert [str(s) for s in p.shape] == ["s0", "4"] and [str(s) for s in p.strides] == ["1", "s1"]

@@ -84,10 +84,19 @@ report(case="z3_loaded", value=sys.modules.get("z3") is not None)
 
 @pytest.fixture(scope="module")
 def child() -> dict[str, dict[str, object]]:
-    env = {**os.environ, "TRITON_INTERPRET": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", _CHILD], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "TRITON_INTERPRET": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     out: dict[str, dict[str, object]] = {}
     for line in proc.stdout.splitlines():
@@ -110,7 +119,8 @@ def test_prover_degrades_to_unknown(child: dict[str, dict[str, object]]) -> None
 
 @pytest.mark.parametrize("name", ["gather", "embedding"])
 def test_indirect_load_keeps_its_checks_and_matches_eager(
-        child: dict[str, dict[str, object]], name: str) -> None:
+    child: dict[str, dict[str, object]], name: str
+) -> None:
     got = child[name]
     assert got["ok"], got["line"]
     # an int64 index loaded from memory: neither side is proven, both are asserted

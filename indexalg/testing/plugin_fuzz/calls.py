@@ -71,8 +71,10 @@ def make_call(gen: _Gen, r: random.Random, entries: Sequence[str], sc: Scenario)
     if entry == "statically_known_leq":
         one = gen.loops[:1] if with_loops else []
         a = gen.expr(sc, one, r.choice((1, 2, 3)))
-        b = gen.expr(sc, (), r.choice((0, 1, 2))) if r.random() < 0.5 else sp.Integer(
-            r.randint(0, 40)
+        b = (
+            gen.expr(sc, (), r.choice((0, 1, 2)))
+            if r.random() < 0.5
+            else sp.Integer(r.randint(0, 40))
         )
         src = f"SizeVarAllocator(se).statically_known_leq({_srepr(a)}, {_srepr(b)})"
         return _Call(entry, sc, (a, b), src)

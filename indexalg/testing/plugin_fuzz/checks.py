@@ -126,9 +126,7 @@ def _claim_points(call: _Call, r: random.Random, loop_syms: Sequence[Any]) -> Po
     return out
 
 
-def verdicts(
-    call: _Call, ans: Any, pts: Points, loop_syms: Sequence[Any]
-) -> dict[str, str]:
+def verdicts(call: _Call, ans: Any, pts: Points, loop_syms: Sequence[Any]) -> dict[str, str]:
     """check -> a failure description ("" when right) for one answer; "unchecked" when
     there was nothing to check."""
     if call.entry == "simplify_with_ranges":

@@ -54,7 +54,7 @@ def _c_tokens(text: str) -> list[str]:
     while pos < len(text):
         m = _C_TOKEN.match(text, pos)
         if m is None or m.end() == pos:
-            raise Unprintable(f"cannot read C++ at {text[pos:pos + 20]!r}")
+            raise Unprintable(f"cannot read C++ at {text[pos : pos + 20]!r}")
         out.append(m.group(m.lastgroup or "op"))
         pos = m.end()
     return out

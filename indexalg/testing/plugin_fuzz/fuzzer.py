@@ -168,9 +168,7 @@ class PluginFuzzer(_Environments):
         if stock_why and category == PLUGIN_WRONG:
             detail += f" (stock: {stock_why})"
         alone = category != PLUGIN_WRONG or not self.minimise or self._alone(call, check)
-        self.report.add(
-            Finding(call.entry, check, category, detail, self._reproducer(call, alone))
-        )
+        self.report.add(Finding(call.entry, check, category, detail, self._reproducer(call, alone)))
 
     def _alone(self, call: _Call, check: str) -> bool:
         """Whether the wrong answer comes back with the plug-in's memos emptied and the call

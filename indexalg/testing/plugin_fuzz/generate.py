@@ -110,13 +110,11 @@ class _ExprGen:
             if kind == "add":
                 return a + self.expr(sc, loops, depth - 1)
             if kind == "mul":
-                return a * r.choice((2, 3, 4, 8, -1)) if r.random() < 0.7 else a * self.leaf(
-                    sc, ()
-                )
+                return a * r.choice((2, 3, 4, 8, -1)) if r.random() < 0.7 else a * self.leaf(sc, ())
             if kind == "lin":
                 b = self.expr(sc, loops, depth - 1)
-                return r.choice((1, 2, 4, 16)) * a + r.choice((1, 3, 8)) * b + r.choice(
-                    (0, -1, 2, -4)
+                return (
+                    r.choice((1, 2, 4, 16)) * a + r.choice((1, 3, 8)) * b + r.choice((0, -1, 2, -4))
                 )
             if kind == "floordiv":
                 return F.FloorDiv(a, self.divisor(sc))
@@ -137,9 +135,7 @@ class _ExprGen:
                 return F.Max(a, self.expr(sc, loops, depth - 1))
             if kind == "where":
                 c = r.choice((sp.Lt, sp.Ge, sp.Eq))(a, self.leaf(sc, loops))
-                return F.Where(
-                    c, self.expr(sc, loops, depth - 1), self.expr(sc, loops, depth - 1)
-                )
+                return F.Where(c, self.expr(sc, loops, depth - 1), self.expr(sc, loops, depth - 1))
             if kind == "float" and sc.float_sizes:
                 f = sc.float_sizes[0].sym
                 return r.choice((2, 3, 4)) * f + a  # a float symbol itself, not floored
@@ -289,8 +285,7 @@ class _Gen(_ExprGen):
                     " dynamic_dim=DimDynamic.DYNAMIC)"
                 )
                 recipe.append(
-                    f"{_pyname(fsym)}_node = se.create_symfloatnode({_pyname(fsym)},"
-                    f" hint={fhint})"
+                    f"{_pyname(fsym)}_node = se.create_symfloatnode({_pyname(fsym)}, hint={fhint})"
                 )
                 sizes.append(SizeSym(fsym, fhint, 0.0, math.inf, True, src, node))
             except Exception:
