@@ -217,7 +217,7 @@ def _canonical_sizes(spec: dict[Any, Any]) -> None:
     for key, size in list(spec.items()):
         if not isinstance(size, Expr) or type(size) in (Symbol, Integer):
             continue
-        sub = {sym.payload: spec.get(sym.payload) for sym in size.symbol_set}
+        sub: dict[str, Any] = {sym.payload: spec.get(sym.payload) for sym in size.symbol_set}
         if not all(isinstance(r, tuple) for r in sub.values()):
             continue  # a loop variable in a size: left as it is
         try:
