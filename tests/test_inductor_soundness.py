@@ -226,8 +226,9 @@ def test_per_shape_env_memos_are_weak_and_keyed_by_the_object(installed):
 
 def test_a_new_shape_env_never_sees_a_freed_ones_ranges(installed):
     """With ``s <= 10`` in the first ShapeEnv and not in the second, the second's answer
-    must keep the ModularIndexing; envs are created and collected until one lands on a
-    freed address (it does within a few hundred cycles on CPython)."""
+    must keep the ModularIndexing.  A few create/collect cycles (a full collection with
+    torch loaded costs a second or more; the structural test above is the guarantee, this
+    one the behaviour when an address is reused)."""
     from torch._inductor.sizevars import SizeVarAllocator
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
     from torch.utils._sympy.functions import ModularIndexing
@@ -238,7 +239,7 @@ def test_a_new_shape_env_never_sees_a_freed_ones_ranges(installed):
     e = x0 + ModularIndexing(s, 1, 16)
     seen: set[int] = set()
     reused = False
-    for _ in range(300):
+    for _ in range(6):
         narrow = ShapeEnv()
         narrow.var_to_range[s] = ValueRanges(1, 10)
         assert SizeVarAllocator(narrow).simplify_with_ranges(e, {x0: 8}) == s + x0

@@ -127,7 +127,10 @@ class PluginFuzzer(_Environments):
             if not why or why == "unchecked":
                 continue
             stock_why = theirs.get(check, "")
-            cat = BOTH_WRONG if stock_why and stock_why != "unchecked" else PLUGIN_WRONG
+            # stock's fault only where the answer was stock's (a fallback): an answer of the
+            # plug-in's own that is wrong is the plug-in's, whatever stock answers
+            stock_too = stock_why and stock_why != "unchecked"
+            cat = BOTH_WRONG if stock_too and fell_back else PLUGIN_WRONG
             found.setdefault(cat, []).append((check, why, stock_why))
         for check, stock_why in theirs.items():
             if stock_why and stock_why != "unchecked" and not ours.get(check):

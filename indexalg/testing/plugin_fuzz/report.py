@@ -8,7 +8,7 @@ from typing import Any
 
 #: the categories a wrong answer is counted in
 PLUGIN_WRONG = "plugin_wrong"  # the plug-in wrong where stock is right (what must be 0)
-BOTH_WRONG = "both_wrong"  # the same check failed for stock too
+BOTH_WRONG = "both_wrong"  # the plug-in fell back and stock's answer failed the check
 STOCK_WRONG = "stock_wrong"  # stock wrong where the plug-in is right
 
 
