@@ -9,7 +9,6 @@ import gc
 import itertools
 import math
 import os
-import re
 import weakref
 
 import pytest
@@ -19,6 +18,7 @@ pytest.importorskip("torch")
 
 import indexalg.inductor as plug  # noqa: E402
 from indexalg.inductor import _axioms, _convert, _entries  # noqa: E402
+from indexalg.testing.plugin_fuzz import c_eval, triton_eval  # noqa: E402
 
 
 @pytest.fixture()
@@ -34,109 +34,7 @@ def _sym(name: str, **kw: bool):
     return sympy.Symbol(name, integer=True, **kw)
 
 
-# --- C semantics: what the printed code computes ---------------------------------------
-
-
-class _C:
-    """An int with C's truncating ``/``, ``//`` (Triton's on integers) and ``%``."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, v: int) -> None:
-        self.v = int(v)
-
-    @staticmethod
-    def of(x: object) -> int:
-        return x.v if isinstance(x, _C) else int(x)  # type: ignore[call-overload]
-
-    def __add__(self, o):
-        return _C(self.v + _C.of(o))
-
-    __radd__ = __add__
-
-    def __sub__(self, o):
-        return _C(self.v - _C.of(o))
-
-    def __rsub__(self, o):
-        return _C(_C.of(o) - self.v)
-
-    def __mul__(self, o):
-        return _C(self.v * _C.of(o))
-
-    __rmul__ = __mul__
-
-    def __neg__(self):
-        return _C(-self.v)
-
-    def __floordiv__(self, o):
-        return _C(_ctrunc(self.v, _C.of(o)))
-
-    __truediv__ = __floordiv__
-
-    def __rfloordiv__(self, o):
-        return _C(_ctrunc(_C.of(o), self.v))
-
-    def __mod__(self, o):
-        b = _C.of(o)
-        return _C(self.v - b * _ctrunc(self.v, b))
-
-    def __rmod__(self, o):
-        return _C(_C.of(o)) % self
-
-    def __lt__(self, o):
-        return self.v < _C.of(o)
-
-    def __le__(self, o):
-        return self.v <= _C.of(o)
-
-    def __gt__(self, o):
-        return self.v > _C.of(o)
-
-    def __ge__(self, o):
-        return self.v >= _C.of(o)
-
-
-def _ctrunc(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def _floor_div(a, b):
-    return _C(_C.of(a) // _C.of(b))
-
-
-def _python_mod(a, b):
-    return _C(_C.of(a) % _C.of(b))
-
-
-_HELPERS = {
-    "dfi": _floor_div,
-    "pmod": _python_mod,
-    "cmin": lambda a, b: _C(min(_C.of(a), _C.of(b))),
-    "cmax": lambda a, b: _C(max(_C.of(a), _C.of(b))),
-}
-
-
-def c_value(code: str, point: dict[str, int]) -> int:
-    """The value of Inductor's printed C++ or Triton index code at ``point``, in C
-    semantics (every literal and symbol a C integer)."""
-    text = code
-    for pat, rep in (
-        (r"c10::div_floor_integer\(", "dfi("),
-        (r"triton_helpers\.div_floor_integer\(", "dfi("),
-        (r"c10::div_mod\(", "pmod("),
-        (r"triton_helpers\.remainder_integer\(", "pmod("),
-        (r"static_cast<int64_t>\(", "("),
-        (r"std::min\(", "cmin("),
-        (r"std::max\(", "cmax("),
-        (r"triton_helpers\.minimum\(", "cmin("),
-        (r"triton_helpers\.maximum\(", "cmax("),
-    ):
-        text = re.sub(pat, rep, text)
-    text = re.sub(r"\b(\d+)L\b", r"\1", text)
-    text = re.sub(r"(?<![\w.])(\d+)\b", r"_C(\1)", text)
-    env = {**_HELPERS, "_C": _C, **{k: _C(v) for k, v in point.items()}}
-    return _C.of(eval(text, {"__builtins__": {}}, env))  # test data: Inductor's printers
+# --- C semantics: what the printed code computes (the plug-in fuzzer's evaluators) -------
 
 
 def _assert_prints_right(out, expr, names: dict[str, object], domain: dict[str, range]) -> None:
@@ -149,19 +47,19 @@ def _assert_prints_right(out, expr, names: dict[str, object], domain: dict[str, 
         subs = {names[k]: v for k, v in point.items()}
         want = int(expr.subs(subs))
         assert int(out.subs(subs)) == want, (out, point)
-        assert c_value(cexpr(out), point) == want, (cexpr(out), point)
-        assert c_value(texpr(out), point) == want, (texpr(out), point)
+        assert c_eval(cexpr(out), point) == want, (cexpr(out), point)
+        assert triton_eval(texpr(out), point) == want, (texpr(out), point)
 
 
-def test_the_c_semantics_evaluator_is_c():
-    assert c_value("(-1L) % 4L", {}) == -1
-    assert c_value("((-7) // 2)", {}) == -3
+def test_the_c_semantics_evaluators_are_c():
+    assert c_eval("(-1L) % 4L", {}) == -1
+    assert triton_eval("((-7) // 2)", {}) == -3
     assert (
-        c_value("c10::div_floor_integer(static_cast<int64_t>((-7L)), static_cast<int64_t>(2L))", {})
+        c_eval("c10::div_floor_integer(static_cast<int64_t>((-7L)), static_cast<int64_t>(2L))", {})
         == -4
     )
-    assert c_value("c10::div_mod((-1L) + x, 4L)", {"x": 0}) == 3
-    assert c_value("triton_helpers.remainder_integer((-1) + x, 4)", {"x": 0}) == 3
+    assert c_eval("c10::div_mod((-1L) + x, 4L)", {"x": 0}) == 3
+    assert triton_eval("triton_helpers.remainder_integer((-1) + x, 4)", {"x": 0}) == 3
 
 
 # --- 1. a float symbol is not an integer ------------------------------------------------
