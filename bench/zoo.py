@@ -198,7 +198,9 @@ def _setup(mode: str, clock: Callable[[], float]) -> None:
     install_entry_timers(clock)
 
 
-def _compile_once(spec: Any, backend: str, shape: str, device: str) -> dict[str, Any]:
+def _compile_once(
+    spec: Any, backend: str, shape: str, device: str, mode: str = "plugin"
+) -> dict[str, Any]:
     import torch
     from torch._inductor import config
     from torch._inductor.utils import run_and_get_code
@@ -235,7 +237,7 @@ def _compile_once(spec: Any, backend: str, shape: str, device: str) -> dict[str,
     dump = os.environ.get("INDEXALG_BENCH_DUMP")
     if dump:
         os.makedirs(dump, exist_ok=True)
-        with open(os.path.join(dump, f"{spec.name}.{backend}.{shape}.code.py"), "w") as fh:
+        with open(os.path.join(dump, f"{spec.name}.{backend}.{shape}.{mode}.code.py"), "w") as fh:
             fh.write("\n\n# ======== next module\n\n".join(codes))
     return res
 
@@ -254,7 +256,7 @@ def _worker(name: str, backend: str, shape: str, mode: str) -> dict[str, Any]:
     _setup(mode, clock)
     device = "cuda" if backend == "triton" else "cpu"
     result: dict[str, Any] = {"workload": name, "backend": backend, "shape": shape, "mode": mode}
-    result.update(_compile_once(BY_NAME[name], backend, shape, device))
+    result.update(_compile_once(BY_NAME[name], backend, shape, device, mode))
     result["clock"] = clock_name
     result["compile_s"] = result[f"compile_{clock_name}_s"]
     result["entry_s"] = dict(ENTRY_SECONDS)

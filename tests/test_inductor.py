@@ -247,6 +247,32 @@ def test_maybe_evaluate_static_on_claims(installed, syms):
     assert c["calls"] == 2
 
 
+def test_repeated_claims_come_from_a_memo_emptied_when_the_shape_env_changes(installed, syms):
+    """The claim memo keeps the contract of Inductor's ``@_lru_cache``: a repeated claim is
+    answered from it (no second conversion and decision) until the ShapeEnv's version counter
+    moves or the ShapeEnv clears the method's cache (as it does when it refines a range);
+    then the same claim is decided again under the new facts."""
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    _x, _y, s0, env, _Allocator = syms
+    claim = sympy.Ge(s0, 3)
+    assert env._maybe_evaluate_static(claim) is None  # s0 in [2, oo): undecided
+    assert env._maybe_evaluate_static(claim) is None
+    c = plug.counters()["maybe_evaluate_static"]
+    assert (c["calls"], c["notes"].get("memo_hit"), c["fallbacks"]) == (2, 1, {"undecided": 1})
+    env.var_to_range[s0] = ValueRanges(3, sympy.oo)
+    env._maybe_evaluate_static.cache_clear()  # as ShapeEnv._refine_ranges does
+    assert env._maybe_evaluate_static(claim) == sympy.true
+    assert plug.counters()["maybe_evaluate_static"]["answered"] == 1
+    env.var_to_range[s0] = ValueRanges(2, 3)
+    assert env._maybe_evaluate_static(claim) == sympy.true  # the memo, as Inductor's cache
+    env._version_counter += 1  # what a new replacement or divisibility fact does
+    assert env._maybe_evaluate_static(claim) is None
+    assert env._maybe_evaluate_static(sympy.Le(s0, 3)) == sympy.true
+    c = plug.counters()["maybe_evaluate_static"]
+    assert (c["calls"], c["answered"], c["notes"]["memo_hit"]) == (6, 2, 2)
+
+
 def _guarded_env(guards):
     """A ShapeEnv with s27, s53 in [2, inf) and ``guards`` taken (as axioms)."""
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
