@@ -22,6 +22,7 @@ import importlib
 import time
 
 import indexalg as ia
+from indexalg.memo import registered
 
 RANGES = {"x": 4096, "y": (0, 63), "z": "s0", "s0": (1, None)}
 
@@ -68,12 +69,11 @@ def ranges_for(i: int, every: int) -> dict[str, object]:
 
 def cache_sizes() -> str:
     """Entries in the process-wide tables, for the report."""
-    simplify_mod = importlib.import_module("indexalg.simplify")
-    context_mod = importlib.import_module("indexalg.analysis.context")
-    contexts = context_mod._CONTEXTS
-    per_ctx = sum(len(c.num_cache) + len(c.simp_cache) + len(c.decided) for c in contexts.values())
+    memos = registered()
+    contexts = importlib.import_module("indexalg.analysis.context")._CONTEXTS.table
+    per_ctx = sum(len(t) for c in contexts.values() for t in c.memos.values())
     return (
-        f"result memo {len(simplify_mod._RESULTS)}, contexts {len(contexts)} "
+        f"result memo {len(memos['simplify.results'])}, contexts {len(contexts)} "
         f"({per_ctx} memo entries)"
     )
 

@@ -67,7 +67,7 @@ def measure(n: int, *, repeat: int = 1, step_limit: int | None = None) -> Row:
         ia.clear_caches()
         t0 = time.thread_time_ns()
         try:
-            _, res = simplify_in(e, context_for({"x": 4096}), step_limit=limit)
+            _, res = simplify_in(e, context_for(ia.as_ranges({"x": 4096})), step_limit=limit)
             steps = res.steps
         except ia.RewriteLimitError as err:
             error = str(err).split(" (last:")[0]

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal, overload
 
-from indexalg.analysis.context import clear_contexts
-from indexalg.analyzer import Analyzer, clear_bounds
+from indexalg.analyzer import Analyzer
 from indexalg.errors import (
     DepthError,
     DivisionByZeroError,
@@ -54,13 +53,14 @@ from indexalg.expr import (
     true,
 )
 from indexalg.limits import DEFAULT_RLIMIT
+from indexalg.memo import clear_all
 from indexalg.parse import clear_parsed, parse
 from indexalg.printing import text as _text  # noqa: F401  (installs str() of nodes)
 from indexalg.procedures import Procedure
 from indexalg.prove import TIERS, Proof
-from indexalg.ranges import Ranges, RangesLike, as_ranges, clear_parsed_bounds
+from indexalg.ranges import Ranges, RangesLike, as_ranges
 from indexalg.rules.base import Rule, RuleSet
-from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, cached_simplify, clear_results
+from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult
 
 __version__ = "0.1.0"
 
@@ -107,12 +107,9 @@ def simplify(
     """The simplest form of ``e`` found, equal to ``e`` at every point of ``ranges`` where
     ``e`` is defined (an :class:`Expr`).  ``rules`` replaces the default rule set,
     ``procedures`` the named procedures; :func:`simplify_result` gives the statistics and
-    the trace too (``stats=True`` / ``explain=True`` are its older spelling)."""
-    if not (stats or explain) and rules is None and procedures is None:
-        if step_limit == DEFAULT_STEP_LIMIT:
-            hit = cached_simplify(e, ranges)  # a repeated call: one lookup
-            if hit is not None:
-                return hit
+    the trace too (``stats=True`` / ``explain=True`` are its older spelling).  A repeated
+    call is answered by the simplifier's result memo (read in one place,
+    :func:`indexalg.simplify.entry.run`)."""
     out: Expr | SimplifyResult = Analyzer(ranges).simplify(
         e, rules=rules, procedures=procedures, step_limit=step_limit, stats=stats, explain=explain
     )
@@ -154,16 +151,13 @@ def prove(
 
 
 def clear_caches() -> None:
-    """Forget every memo the library keeps between calls (analysis contexts with their
-    interval and simplification tables, the simplification and bounds results, parsed
-    texts and range bounds).  Results do not change; the next calls are cold.  The tables
-    are bounded anyway; this returns their memory now."""
-
-    clear_contexts()
-    clear_parsed_bounds()
-    clear_results()
+    """Forget every memo the library keeps between calls: every
+    :class:`indexalg.memo.Memo` (analysis contexts with their tables, the simplification
+    and bounds results, range specs and bounds, ...: ``indexalg.memo.registered()`` lists
+    them) and the parser's memo of texts.  Results do not change; the next calls are cold.
+    The tables are bounded anyway; this returns their memory now."""
+    clear_all()
     clear_parsed()
-    clear_bounds()
 
 
 def from_sympy(s: Any) -> Expr:

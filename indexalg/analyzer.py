@@ -23,24 +23,23 @@ from indexalg.analysis.refine import refine, require_points
 from indexalg.errors import ExprTypeError, RangeError
 from indexalg.expr import And, Expr, Integer, Not, Or, Symbol, true
 from indexalg.limits import DEFAULT_RLIMIT
+from indexalg.memo import Memo
 from indexalg.parse import parse
 from indexalg.procedures import Procedure
 from indexalg.prove import TIERS, Proof, exact_bounds, prove
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
 from indexalg.rules.base import Rule, RuleSet
-from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult, cached_simplify, simplify_in
+from indexalg.simplify.driver import DEFAULT_STEP_LIMIT, SimplifyResult
+from indexalg.simplify.entry import run
 
-__all__ = ["Analyzer", "MAX_BOUNDS", "clear_bounds"]
+__all__ = ["Analyzer", "MAX_BOUNDS"]
 
-#: The most (expression, ranges) answers of :meth:`Analyzer.bounds` remembered (cleared
-#: when full); assumptions narrow the ranges, so they are part of the key.
+#: The most (expression, ranges) answers of :meth:`Analyzer.bounds` remembered;
+#: assumptions narrow the ranges, so they are part of the key.
 MAX_BOUNDS = 1 << 14
-_BOUNDS: dict[tuple[Expr, Ranges], tuple[Expr | None, Expr | None]] = {}
-
-
-def clear_bounds() -> None:
-    """Forget the remembered bounds answers."""
-    _BOUNDS.clear()
+_BOUNDS: Memo[tuple[Expr, Ranges], tuple[Expr | None, Expr | None]] = Memo(
+    "analyzer.bounds", MAX_BOUNDS
+)
 
 
 def _expr(e: Expr | str) -> Expr:
@@ -62,9 +61,15 @@ class Analyzer:
     __slots__ = ("_ranges", "_assumptions", "_ctx")
 
     def __init__(self, ranges: RangesLike = None) -> None:
-        self._ctx: Context = context_for(ranges)  # memoised on the literal ranges
-        self._ranges: Ranges = self._ctx.ranges
+        self._ranges: Ranges = as_ranges(ranges)  # the one normalisation of the spec
+        self._ctx: Context | None = None  # the shared context, taken on first use
         self._assumptions: tuple[Expr, ...] = ()
+
+    def _context(self) -> Context:
+        ctx = self._ctx
+        if ctx is None:
+            ctx = self._ctx = context_for(self._ranges)
+        return ctx
 
     @property
     def ranges(self) -> Ranges:
@@ -86,7 +91,7 @@ class Analyzer:
 
     def _set(self, ranges: Ranges) -> None:
         self._ranges = ranges
-        self._ctx = context_for(ranges)
+        self._ctx = None
 
     @contextmanager
     def assume(self, claim: Expr | str) -> Iterator[Analyzer]:
@@ -95,11 +100,11 @@ class Analyzer:
         if not c.is_bool:
             raise ExprTypeError(f"assume() takes a claim, got {c}")
         saved = (self._ranges, self._assumptions, self._ctx)
-        narrowed = refine(self._ctx, c, True)
+        narrowed = refine(self._context(), c, True)
         if narrowed is None:
             raise RangeError(f"the assumption {c} contradicts the ranges")
         self._ranges = narrowed.ranges
-        self._ctx = context_for(self._ranges)
+        self._ctx = None
         self._assumptions = (*self._assumptions, c)
         try:
             yield self
@@ -127,10 +132,8 @@ class Analyzer:
         hit = _BOUNDS.get(key)
         if hit is None:
             self._query(x)
-            hit = bounds_in(x, self._ctx)
-            if len(_BOUNDS) >= MAX_BOUNDS:
-                _BOUNDS.clear()
-            _BOUNDS[key] = hit
+            hit = bounds_in(x, self._context())
+            _BOUNDS.put(key, hit)
         return _public(hit[0]), _public(hit[1])
 
     def simplify(
@@ -150,14 +153,10 @@ class Analyzer:
                 e, rules=rules, procedures=procedures, step_limit=step_limit
             )
         x = _expr(e)
-        if rules is None and procedures is None and step_limit == DEFAULT_STEP_LIMIT:
-            hit = cached_simplify(x, self._ranges)
-            if hit is not None:
-                return hit
-        self._check(x)
-        return simplify_in(x, self._ctx, rules=rules, procedures=procedures, step_limit=step_limit)[
-            0
-        ]
+        # the shared context of the ranges, checked on a memo miss (entry.run)
+        return run(
+            x, self._ranges, None, rules=rules, procedures=procedures, step_limit=step_limit
+        )[0]
 
     def simplify_result(
         self,
@@ -169,9 +168,15 @@ class Analyzer:
     ) -> SimplifyResult:
         """:meth:`simplify` with its record: ``.expr``, hits and attempts per rule and
         procedure, and the trace of rewrites in order."""
-        x = self._query(e)
-        return simplify_in(
-            x, self._ctx, rules=rules, procedures=procedures, record=True, step_limit=step_limit
+        x = _expr(e)
+        return run(
+            x,
+            self._ranges,
+            None,
+            rules=rules,
+            procedures=procedures,
+            record=True,
+            step_limit=step_limit,
         )[1]
 
     def prove(
@@ -196,8 +201,9 @@ class Analyzer:
         return x
 
     def _check(self, x: Expr) -> None:
-        self._ctx.trim()
-        require_points(x, self._ctx)
+        ctx = self._context()
+        ctx.trim()
+        require_points(x, ctx)
 
 
 def _public(b: Expr | None) -> Any:

@@ -11,20 +11,28 @@ symbols (an :class:`~indexalg.expr.Expr` or its text): ``{x2 + 3*y1: 15}`` is th
 ``0 <= x2 + 3*y1 < 15`` (Inductor's ``var_ranges`` hold such keys), used by the analyses
 wherever that expression, or a sum holding its terms, occurs, and by the prover.
 
-Ranges are normalised once into :class:`Ranges`, an immutable mapping ``Symbol -> (lo, hi)``
-with inclusive ``Expr | None`` bounds, plus :attr:`Ranges.facts` for expression keys.
+Ranges are normalised once, here, into :class:`Ranges`, an immutable mapping
+``Symbol -> (lo, hi)`` with inclusive ``Expr | None`` bounds, plus :attr:`Ranges.facts` for
+expression keys: :func:`as_ranges` is called by the entry point that received the spec
+(``ia.simplify``, an :class:`~indexalg.Analyzer`, ``ia.prove``...), and the simplifier and
+the analyses take the :class:`Ranges` value only (``analysis.context.context_for`` refuses
+anything else).  A literal spec dict is memoised (a repeated call costs one lookup), and the
+common forms (an int, ``(lo, hi)`` of ints or None, a symbol's name) are read without the
+parser.
 Ranges given through each other in a cycle (``x`` in ``[0, y)``, ``y`` in ``[0, x)``) are a
 :class:`~indexalg.errors.RangeError` naming the cycle.
 """
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Union
 
 from indexalg.errors import IndexAlgError, ParseError, RangeError
 from indexalg.expr import Expr, Integer, Symbol, _symbol, add, as_expr, integer
+from indexalg.memo import Memo
 from indexalg.parse import parse
 
 __all__ = ["Ranges", "RangeSpec", "RangesLike", "as_ranges", "parse_range_arg"]
@@ -125,28 +133,31 @@ def _spec_bound(b: Bound) -> int | str | None:
     return str(b)
 
 
-_PARSED_BOUNDS: dict[str, Expr] = {}
+#: text of a range bound -> its expression
+_PARSED_BOUNDS: Memo[str, Expr] = Memo("ranges.bound_texts", 4096)
 
 
-def clear_parsed_bounds() -> None:
-    """Forget the memo of range bounds given as text."""
-    _PARSED_BOUNDS.clear()
+def _is_name(v: str) -> bool:
+    """Whether ``v`` is read by the parser as the symbol of that name (and only then)."""
+    return v.isidentifier() and v.isascii() and not keyword.iskeyword(v)
 
 
 def _bound_expr(v: object, what: str) -> Bound:
     if v is None:
         return None
+    if type(v) is int:
+        return integer(v)
     if isinstance(v, str):
+        if _is_name(v):
+            return _symbol(v)  # what the parser reads, without it
         hit = _PARSED_BOUNDS.get(v)
         if hit is not None:
             return hit
-
         try:
             e = _checked_int_expr(parse(v), what)
         except ParseError as err:
             raise RangeError(f"{what}: {err.one_line()} in {v!r}") from None
-        if len(_PARSED_BOUNDS) < 4096:
-            _PARSED_BOUNDS[v] = e
+        _PARSED_BOUNDS.put(v, e)
         return e
     try:
         return _checked_int_expr(as_expr(v), what)
@@ -208,14 +219,44 @@ def _normalise_one(name: str, spec: object) -> tuple[Bound, Bound]:
     raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
 
 
+#: a literal spec dict (its items with their value types) -> its Ranges
+_BY_SPEC: Memo[tuple[object, ...], Ranges] = Memo("ranges.specs", 256)
+
+
+def _spec_key(ranges: dict[object, object]) -> tuple[object, ...]:
+    """A memo key for a literal ranges dict; the value types are part of it, so that
+    ``{"x": True}`` and ``{"x": 1.0}`` never share ``{"x": 1}``'s entry.  Raises TypeError
+    for unhashable specs."""
+    return tuple(
+        (k, v, tuple(map(type, v)) if type(v) is tuple else type(v)) for k, v in ranges.items()
+    )
+
+
 def as_ranges(ranges: RangesLike) -> Ranges:
-    """Normalise any accepted ranges form into :class:`Ranges` (raises :class:`RangeError`)."""
+    """Normalise any accepted ranges form into :class:`Ranges` (raises :class:`RangeError`):
+    the one place a ranges spec is read.  :class:`Ranges` and None cost nothing; a literal
+    dict is memoised on its items."""
     if ranges is None:
         return _EMPTY
+    if type(ranges) is dict:
+        try:
+            key = _spec_key(ranges)
+            hit = _BY_SPEC.get(key)
+        except TypeError:  # unhashable spec values: not memoised
+            return _normalised(ranges)
+        if hit is not None:
+            return hit
+        r = _normalised(ranges)
+        _BY_SPEC.put(key, r)
+        return r
     if isinstance(ranges, Ranges):
         return ranges
-    if type(ranges) is not dict and not isinstance(ranges, Mapping):
+    if not isinstance(ranges, Mapping):
         raise RangeError(f"ranges must be a mapping from symbol names, got {type(ranges).__name__}")
+    return _normalised(ranges)
+
+
+def _normalised(ranges: Mapping[str, RangeSpec] | Mapping[Expr, RangeSpec]) -> Ranges:
     out: dict[Expr, tuple[Bound, Bound]] = {}
     facts: dict[Expr, tuple[Bound, Bound]] = {}
     for k, spec in ranges.items():

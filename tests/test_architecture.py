@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The core's layers, bottom first.  A module may import its own layer and those below it;
 #: an import of a higher layer is an error.  A module not listed takes its package's layer.
 CORE_LAYERS: tuple[tuple[str, ...], ...] = (
-    ("indexalg.errors", "indexalg.limits", "indexalg._bigint"),
+    ("indexalg.errors", "indexalg.limits", "indexalg._bigint", "indexalg.memo"),
     ("indexalg.expr",),
     ("indexalg.poly",),
     ("indexalg.parse", "indexalg.printing", "indexalg.evaluate"),
@@ -162,6 +162,27 @@ def test_the_analysis_modules_import_downwards() -> None:
     ]
     assert bad == []
     assert set(order) == {m for m, _ in _modules() if m.startswith("indexalg.analysis")}
+
+
+#: Inside the simplifier's package, bottom first: the rebuild step, the driver that uses
+#: it, the entry points that own the result memo, the package's re-exports.
+SIMPLIFY_ORDER = (
+    "indexalg.simplify.rebuild",
+    "indexalg.simplify.driver",
+    "indexalg.simplify.entry",
+    "indexalg.simplify",
+)
+
+
+def test_the_simplify_modules_import_downwards() -> None:
+    order = {name: i for i, name in enumerate(SIMPLIFY_ORDER)}
+    bad = [
+        f"{m}:{line} imports {t}"
+        for m, t, line, _ in _edges()
+        if m in order and t in order and order[t] >= order[m] and m != "indexalg.simplify"
+    ]
+    assert bad == []
+    assert set(order) == {m for m, _ in _modules() if m.startswith("indexalg.simplify")}
 
 
 def test_no_cycles_between_modules() -> None:

@@ -328,14 +328,14 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.procedure}:{c.before}")
 def test_procedure_output(case: Case) -> None:
     proc = BY_NAME[case.procedure]
-    out = proc.fn(ia.parse(case.before), context_for(case.ranges))
+    out = proc.fn(ia.parse(case.before), context_for(ia.as_ranges(case.ranges)))
     assert out is ia.parse(case.after)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.procedure}:{c.before}")
 def test_procedure_translation_validation(case: Case) -> None:
     before = ia.parse(case.before)
-    after = BY_NAME[case.procedure].fn(before, context_for(case.ranges))
+    after = BY_NAME[case.procedure].fn(before, context_for(ia.as_ranges(case.ranges)))
     assert after is not None
     claim = (
         ia.Eq(before, after)

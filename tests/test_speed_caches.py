@@ -1,5 +1,6 @@
 """The process-wide memos (results, parsed texts): exact, keyed by everything the answer
-depends on, bounded, and cleared by ``ia.clear_caches()``."""
+depends on, bounded, and cleared by ``ia.clear_caches()`` (tests/test_caches.py checks that
+every memo is a registered :class:`indexalg.memo.Memo`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import pytest
 
 import indexalg as ia
 from indexalg.analysis.context import clear_contexts, context_for
-from indexalg.simplify import simplify_in
+from indexalg.analysis.decide import DECIDED
+from indexalg.simplify import RESULTS, simplify_in
+from indexalg.simplify.driver import default_index
 
-# the package's simplify/parse functions shadow their modules' names
-simplify_mod = importlib.import_module("indexalg.simplify")
+# the package's parse function shadows its module's name
 parse_mod = importlib.import_module("indexalg.parse")
 
 
@@ -25,7 +27,7 @@ def test_repeated_call_is_memoised_and_equal() -> None:
     r = {"x": 4096}
     first = ia.simplify("x // 64 % 64 * 64 + x % 64", r)
     assert str(first) == "x"
-    assert len(simplify_mod._RESULTS) >= 1
+    assert len(RESULTS) >= 1
     assert ia.simplify("x // 64 % 64 * 64 + x % 64", r) is first
     assert ia.simplify(ia.parse("x // 64 % 64 * 64 + x % 64"), r) is first
 
@@ -74,38 +76,38 @@ def test_errors_are_not_memoised() -> None:
 
 
 def test_narrowed_contexts_are_not_memoised() -> None:
-    ctx = context_for({"x": 4096})
+    ctx = context_for(ia.as_ranges({"x": 4096}))
     child = ctx.narrow(ia.as_ranges({"x": 64}))
     out, _ = simplify_in(ia.parse("x // 64"), child)
     assert str(out) == "0"
-    assert (ia.parse("x // 64"), child.ranges) not in simplify_mod._RESULTS
+    assert (ia.parse("x // 64"), child.ranges) not in RESULTS
     assert str(ia.simplify("x // 64", {"x": 4096})) == "x // 64"
 
 
 def test_result_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(simplify_mod, "MAX_RESULTS", 16)
+    monkeypatch.setattr(RESULTS, "limit", 16)
     r = {"x": 4096}
     for k in range(100):
         assert str(ia.simplify(f"x // 64 + {k}", r)) == (f"x // 64 + {k}" if k else "x // 64")
-        assert len(simplify_mod._RESULTS) <= 16
+        assert len(RESULTS) <= 16
     # the newest entry survives a trim; the tables of other ranges go first
-    assert (ia.parse("x // 64 + 99"), ia.as_ranges(r)) in simplify_mod._RESULTS
+    assert (ia.parse("x // 64 + 99"), ia.as_ranges(r)) in RESULTS
     other = {"x": 64}
     assert str(ia.simplify("x // 64", other)) == "0"
-    assert (ia.parse("x // 64"), ia.as_ranges(other)) in simplify_mod._RESULTS
+    assert (ia.parse("x // 64"), ia.as_ranges(other)) in RESULTS
     for k in range(100, 120):
         ia.simplify(f"x // 64 + {k}", r)
-        assert len(simplify_mod._RESULTS) <= 16
-    assert (ia.parse("x // 64"), ia.as_ranges(other)) not in simplify_mod._RESULTS
-    assert (ia.parse("x // 64 + 119"), ia.as_ranges(r)) in simplify_mod._RESULTS
+        assert len(RESULTS) <= 16
+    assert (ia.parse("x // 64"), ia.as_ranges(other)) not in RESULTS
+    assert (ia.parse("x // 64 + 119"), ia.as_ranges(r)) in RESULTS
     assert str(ia.simplify("x // 64", other)) == "0"  # recomputed, same answer
 
 
 def test_clear_caches_empties_the_memos() -> None:
     ia.simplify("x // 64", {"x": 4096})
-    assert simplify_mod._RESULTS and parse_mod._PARSED
+    assert RESULTS and parse_mod._PARSED
     ia.clear_caches()
-    assert not simplify_mod._RESULTS and not parse_mod._PARSED
+    assert not RESULTS and not parse_mod._PARSED
     assert str(ia.simplify("x // 64", {"x": 64})) == "0"
 
 
@@ -121,7 +123,7 @@ def test_parse_memo_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_rule_candidates_skip_roots_that_cannot_match() -> None:
-    index = simplify_mod._default_index()
+    index = default_index()
     names = [r.name for r in index.candidates(ia.parse("x // s0"))]
     assert "floordiv_by_one" not in names and "floordiv_of_floordiv" not in names
     assert "floordiv_below_divisor" in names and "floordiv_self" in names
@@ -155,12 +157,12 @@ def test_holds_in_is_decide_in(claim: str, ranges: dict[str, object]) -> None:
     from indexalg.analysis.decide import decide_in, holds_in
 
     c = ia.parse(claim)
-    ctx = context_for(ranges)  # type: ignore[arg-type]
+    ctx = context_for(ia.as_ranges(ranges))  # type: ignore[arg-type]
     v = decide_in(c, ctx)
     for want in (True, False):
         assert holds_in(c, ctx, want) is (v is want)
         assert holds_in(c, ctx, want) is (v is want)  # memoised
-    assert (c, True) in ctx.decided
+    assert (c, True) in ctx.memos[DECIDED]
 
 
 def test_bounds_memo_keys_on_ranges_and_assumptions(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,7 +180,7 @@ def test_bounds_memo_keys_on_ranges_and_assumptions(monkeypatch: pytest.MonkeyPa
     assert analyzer_mod._BOUNDS
     ia.clear_caches()
     assert not analyzer_mod._BOUNDS
-    monkeypatch.setattr(analyzer_mod, "MAX_BOUNDS", 4)
+    monkeypatch.setattr(analyzer_mod._BOUNDS, "limit", 4)
     for k in range(20):
         assert ia.bounds(f"x + {k}", {"x": 8}) == (k, k + 7)
         assert len(analyzer_mod._BOUNDS) <= 4

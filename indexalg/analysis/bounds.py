@@ -9,7 +9,7 @@ from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import ExprTypeError
 from indexalg.expr import Expr, Integer, ModularIndexing, integer
 from indexalg.poly import BINARY_DIVISIONS
-from indexalg.ranges import RangesLike
+from indexalg.ranges import RangesLike, as_ranges
 
 __all__ = ["bounds", "bounds_in"]
 
@@ -69,8 +69,10 @@ def bounds(e: Expr, ranges: RangesLike = None) -> tuple[Expr | None, Expr | None
 
     Numeric bounds come back as :class:`~indexalg.expr.Integer` nodes, symbolic ones as
     expressions over size symbols (with ``0 <= x < s0``, ``x + s0`` is in
-    ``[s0, 2*s0 - 1]``), and an unbounded side as None.
+    ``[s0, 2*s0 - 1]``), and an unbounded side as None.  An entry point: ``ranges``, in
+    any accepted form, is normalised here once (:func:`~indexalg.ranges.as_ranges`) before
+    the analyses see it.
     """
     if not isinstance(e, Expr) or e.is_bool:
         raise ExprTypeError(f"bounds() takes an integer expression, got {e!r}")
-    return bounds_in(e, context_for(ranges))
+    return bounds_in(e, context_for(as_ranges(ranges)))

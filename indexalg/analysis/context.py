@@ -1,26 +1,33 @@
-"""The analysis context: ranges plus the caches that depend on them.
+"""The analysis context: ranges plus the memo tables that depend on them.
 
 A :class:`Context` is built once per distinct :class:`~indexalg.ranges.Ranges` (and reused:
-:func:`context_for` keeps a small LRU of them), so repeated simplifications under the same
-ranges share their interval cache.  Facts that do not depend on ranges (congruence) are
-cached on the interned node itself.
+:func:`context_for` keeps a bounded LRU of them, a :class:`~indexalg.memo.Memo`), so
+repeated simplifications under the same ranges share their tables.  The context takes
+ranges already normalised (:func:`indexalg.ranges.as_ranges`, called by the entry point that
+received them): nothing here reads a ranges spec.  Facts that do not depend on ranges
+(congruence) are cached on the interned node itself.
+
+Each analysis keeps its table in ``ctx.memos[owner]`` under a name of its own (registered
+with :func:`owner`), not in a slot of the context: an analysis added needs no change here.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num, finite
 from indexalg.expr import Add, Expr, Integer, Symbol, mul
-from indexalg.ranges import Ranges, RangesLike, as_ranges
+from indexalg.memo import Memo
+from indexalg.ranges import Ranges
 
 __all__ = [
     "Context",
     "QueryState",
+    "Memos",
+    "owner",
     "context_for",
     "clear_contexts",
-    "normalised_ranges",
     "MAX_CACHE_ENTRIES",
     "Infinity",
     "Num",
@@ -30,7 +37,36 @@ __all__ = [
 ]
 
 
-_MAX_DOMAINS = 4096
+#: The most entries one context's table holds between queries (:meth:`Context.trim`);
+#: with :data:`MAX_CONTEXTS` contexts kept, this bounds the memory of the tables.
+MAX_CACHE_ENTRIES = 20_000
+#: owner -> the most entries its table keeps between queries, where not the default
+_LIMITS: dict[str, int] = {}
+
+
+def owner(name: str, limit: int = MAX_CACHE_ENTRIES) -> str:
+    """Register the name of a context table (``ctx.memos[name]``) and the most entries it
+    keeps between queries; returns the name."""
+    _LIMITS[name] = limit
+    return name
+
+
+class Memos(dict[str, dict[Any, Any]]):
+    """A context's tables, one per owner: ``ctx.memos[owner]`` is the owner's dict, made
+    empty on first use (a dict lookup on the hot path, no call)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> dict[Any, Any]:
+        table: dict[Any, Any] = {}
+        self[key] = table
+        return table
+
+
+#: the symbols a point of an expression assigns (:meth:`Context.domain_of`)
+DOMAINS = owner("context.domains", 4096 - 1)
+#: the ranged symbols whose ranges are provably empty (:meth:`Context.empty_symbols`)
+EMPTY = owner("context.empty")
 
 
 class QueryState:
@@ -55,36 +91,21 @@ class Context:
 
     __slots__ = (
         "ranges",
-        "num_cache",
-        "simp_cache",
-        "decided",
-        "sym_cache",
         "size_symbols",
         "dependent",
         "eliminable",
         "query",
         "facts",
         "sum_facts",
-        "bounded_cache",
-        "sym_num",
         "busy",
-        "_domains",
-        "_empty",
+        "memos",
         "parent",
     )
 
     def __init__(self, ranges: Ranges, query: QueryState | None = None) -> None:
         self.ranges = ranges
-        #: node -> (lo, hi) numeric interval under these ranges
-        self.num_cache: dict[Expr, tuple[Num, Num]] = {}
-        #: node -> simplified node under these ranges (default rule set only)
-        self.simp_cache: dict[Expr, Expr] = {}
-        #: (claim, wanted truth value) -> whether the analyses prove it has that value
-        #: (:func:`indexalg.analysis.decide.holds_in`)
-        self.decided: dict[tuple[Expr, bool], bool] = {}
-        #: (node, side, Where depth, emptiness check running) -> its symbolic bound
-        #: (:func:`indexalg.analysis.symbolic.sym_bound`)
-        self.sym_cache: dict[tuple[Expr, object, int, bool], Expr | None] = {}
+        #: owner -> its memo table under these ranges (the analyses', the simplifier's)
+        self.memos: Memos = Memos()
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
         for sym, (lo, hi) in ranges.items():
@@ -113,14 +134,9 @@ class Context:
             for f in ranges.facts
             if type(f) is Add and f.args
         )
-        #: memo of :func:`indexalg.analysis.interval.bounded_symbols`
-        self.bounded_cache: frozenset[Expr] | None = None
-        #: memo of :func:`indexalg.analysis.interval.symbol_interval`, and the symbols
-        #: whose numeric bounds are being computed (a cycle through narrowed ranges)
-        self.sym_num: dict[Expr, tuple[Num, Num]] = {}
+        #: the symbols whose numeric bounds are being computed (a cycle through narrowed
+        #: ranges: :func:`indexalg.analysis.interval.symbol_interval`)
         self.busy: set[Expr] = set()
-        self._domains: dict[Expr, frozenset[Expr]] = {}
-        self._empty: frozenset[Expr] | None = None
         #: the context this one was narrowed from (a Where's branch), else None
         self.parent: Context | None = None
 
@@ -148,21 +164,24 @@ class Context:
         """The symbols a point of ``e`` assigns: those of ``e`` and, transitively, of the
         range bounds they depend on.  Only their ranges constrain ``e``'s points: a ranged
         symbol ``e`` does not reach says nothing about ``e``."""
-        hit = self._domains.get(e)
+        table: dict[Expr, frozenset[Expr]] = self.memos[DOMAINS]
+        hit = table.get(e)
         if hit is not None:
             return hit
         out = self.ranges.closure(e.symbol_set)
-        if len(self._domains) < _MAX_DOMAINS:
-            self._domains[e] = out
+        if len(table) <= _LIMITS[DOMAINS]:
+            table[e] = out
         return out
 
     def empty_symbols(self, is_empty: Callable[[Expr], bool]) -> frozenset[Expr]:
         """The ranged symbols whose ranges ``is_empty`` proves empty (computed once)."""
-        if self._empty is None:
-            self._empty = frozenset()  # while computing: no recursion through here
+        table: dict[None, frozenset[Expr]] = self.memos[EMPTY]
+        hit = table.get(None)
+        if hit is None:
+            table[None] = frozenset()  # while computing: no recursion through here
             # a range given by literals was checked when the ranges were read; a range open
             # on a side is never empty: only two-sided symbolic ranges need the analysis
-            self._empty = frozenset(
+            hit = table[None] = frozenset(
                 s
                 for s, (lo, hi) in self.ranges.items()
                 if lo is not None
@@ -170,91 +189,40 @@ class Context:
                 and (type(lo) is not Integer or type(hi) is not Integer)
                 and is_empty(s)
             )
-        return self._empty
+        return hit
 
     def trim(self) -> None:
-        """Drop the memo tables once they pass :data:`MAX_CACHE_ENTRIES` (called between
+        """Empty each table that holds more than its owner's limit (called between
         top-level queries, never inside one: a query relies on its own entries)."""
         if self.query.where_depth:  # inside a Where's analysis: its re-entrancy marks stay
             return
-        if len(self.num_cache) > MAX_CACHE_ENTRIES:
-            self.num_cache.clear()
-        if len(self.simp_cache) > MAX_CACHE_ENTRIES:
-            self.simp_cache.clear()
-        if len(self.decided) > MAX_CACHE_ENTRIES:
-            self.decided.clear()
-        if len(self.sym_cache) > MAX_CACHE_ENTRIES:
-            self.sym_cache.clear()
-        if len(self._domains) >= _MAX_DOMAINS:
-            self._domains.clear()
+        for name, table in self.memos.items():
+            if len(table) > _LIMITS.get(name, MAX_CACHE_ENTRIES):
+                table.clear()
 
 
-#: The most entries one context's memo tables hold between queries; with
-#: :data:`_MAX_CONTEXTS` contexts kept, this bounds the memory of the caches.
-MAX_CACHE_ENTRIES = 20_000
-
-_CONTEXTS: OrderedDict[Ranges, Context] = OrderedDict()
-_MAX_CONTEXTS = 256
+#: The most contexts :func:`context_for` keeps (least recently used go first).
+MAX_CONTEXTS = 256
+_CONTEXTS: Memo[Ranges, Context] = Memo("analysis.contexts", MAX_CONTEXTS, lru=True)
 
 
 def clear_contexts() -> None:
-    """Forget every cached context, normalised ranges spec and emptiness answer."""
+    """Forget every shared context (and with them their tables)."""
     _CONTEXTS.clear()
-    _BY_SPEC.clear()
-    _EMPTY_RANGES.clear()
 
 
-#: (symbol, the ranges of its closure) -> whether its range is provably empty
-_EMPTY_RANGES: dict[
-    tuple[Expr, tuple[tuple[Expr, tuple[Expr | None, Expr | None]], ...]], bool
-] = {}
-
-
-def _by_name(s: Expr) -> str:
-    name: str = s.payload
-    return name
-
-
-_BY_SPEC: OrderedDict[tuple[object, ...], Ranges] = OrderedDict()
-
-
-def _spec_key(ranges: dict[object, object]) -> tuple[object, ...]:
-    """A memo key for a literal ranges dict; the value types are part of it, so that
-    ``{"x": True}`` and ``{"x": 1.0}`` never share ``{"x": 1}``'s entry.  Raises TypeError
-    for unhashable specs."""
-    return tuple(
-        (k, v, tuple(map(type, v)) if type(v) is tuple else type(v)) for k, v in ranges.items()
-    )
-
-
-def normalised_ranges(ranges: RangesLike) -> Ranges:
-    """``as_ranges`` memoised on the literal spec."""
-    if isinstance(ranges, Ranges) or ranges is None or type(ranges) is not dict:
-        return as_ranges(ranges)
-    try:
-        key = _spec_key(ranges)
-        hit = _BY_SPEC.get(key)
-    except TypeError:  # unhashable spec values: not memoised
-        return as_ranges(ranges)
-    if hit is not None:
-        return hit
-    r = as_ranges(ranges)
-    _BY_SPEC[key] = r
-    if len(_BY_SPEC) > _MAX_CONTEXTS:
-        _BY_SPEC.popitem(last=False)
-    return r
-
-
-def context_for(ranges: RangesLike) -> Context:
-    """The shared :class:`Context` for these ranges (normalised first)."""
-    r = normalised_ranges(ranges)
-    ctx = _CONTEXTS.get(r)
+def context_for(ranges: Ranges) -> Context:
+    """The shared :class:`Context` for these ranges (normalised already: a spec is
+    refused, so that no analysis ever reads one)."""
+    if type(ranges) is not Ranges:
+        raise TypeError(
+            f"context_for() takes Ranges (indexalg.ranges.as_ranges makes them), "
+            f"got {type(ranges).__name__}"
+        )
+    ctx = _CONTEXTS.get(ranges)
     if ctx is not None:
-        _CONTEXTS.move_to_end(r)
         ctx.trim()
         return ctx
-    ctx = Context(r)
-    _CONTEXTS[r] = ctx
-    if len(_CONTEXTS) > _MAX_CONTEXTS:
-        _CONTEXTS.popitem(last=False)
+    ctx = Context(ranges)
+    _CONTEXTS.put(ranges, ctx)
     return ctx

@@ -7,7 +7,7 @@ interval bounds (numeric, then symbolic) and congruence facts.  Never guesses.
 from __future__ import annotations
 
 from indexalg.analysis.congruence import congruence
-from indexalg.analysis.context import Context, context_for
+from indexalg.analysis.context import Context, context_for, owner
 from indexalg.analysis.interval import bounded_symbols, interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
 from indexalg.errors import ExprTypeError
@@ -33,7 +33,7 @@ from indexalg.expr import (
     mul,
 )
 from indexalg.poly import divide_exact
-from indexalg.ranges import RangesLike
+from indexalg.ranges import RangesLike, as_ranges
 
 __all__ = ["decide", "decide_in", "exact_divides", "holds_in"]
 
@@ -220,12 +220,16 @@ def _split_minmax(claim: Expr, ctx: Context) -> bool | None:
     return None
 
 
+#: (claim, wanted truth value) -> whether the analyses prove it has that value
+DECIDED = owner("decide")
+
+
 def holds_in(claim: Expr, ctx: Context, want: bool) -> bool:
     """``decide_in(claim, ctx) is want``, memoised per context.  For a comparison only the
     side asked for is computed (a rule's condition is wanted True: its disproof is never
     needed); False is still answered only where True is not proven."""
     key = (claim, want)
-    memo = ctx.decided
+    memo: dict[tuple[Expr, bool], bool] = ctx.memos[DECIDED]
     hit = memo.get(key)
     if hit is not None:
         return hit
@@ -252,7 +256,9 @@ def decide_in(claim: Expr, ctx: Context) -> bool | None:
 
 def decide(claim: Expr, ranges: RangesLike = None) -> tuple[bool | None, str]:
     """Tiers 1-2 of the prover: ``(True|False, tier)`` when intervals or congruence decide
-    the claim, ``(None, "")`` otherwise; ``tier`` is ``"interval"`` or ``"congruence"``."""
+    the claim, ``(None, "")`` otherwise; ``tier`` is ``"interval"`` or ``"congruence"``.
+    An entry point: ``ranges``, in any accepted form, is normalised here once
+    (:func:`~indexalg.ranges.as_ranges`) before the analyses see it."""
     if not isinstance(claim, Expr) or not claim.is_bool:
         raise ExprTypeError(f"decide() takes a claim, got {claim!r}")
-    return _decide(claim, context_for(ranges))
+    return _decide(claim, context_for(as_ranges(ranges)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from indexalg.analysis.context import Context
+from indexalg.analysis.context import Context, owner
 from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num
 from indexalg.expr import (
     Add,
@@ -57,9 +57,17 @@ FULL: Interval = (NEG_INF, INF)
 _BOOL: Interval = (0, 1)
 
 
+#: node -> (lo, hi) numeric interval under the context's ranges
+INTERVALS = owner("interval")
+#: symbol -> the numeric interval of its range (:func:`symbol_interval`)
+SYMBOL_INTERVALS = owner("interval.symbols")
+#: the symbols :func:`bounded_symbols` finds (one entry, under None)
+BOUNDED = owner("interval.bounded")
+
+
 def interval(e: Expr, ctx: Context) -> Interval:
     """Numeric bounds of ``e`` under ``ctx`` (claims: within [0, 1])."""
-    cache = ctx.num_cache
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
     hit = cache.get(e)
     if hit is not None:
         return hit
@@ -194,7 +202,8 @@ def _symbol(e: Expr, ctx: Context) -> Interval:
 
 def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     """Numeric bounds of a symbol (its range's bounds, themselves bounded numerically)."""
-    hit = ctx.sym_num.get(sym)
+    table: dict[Expr, Interval] = ctx.memos[SYMBOL_INTERVALS]
+    hit = table.get(sym)
     if hit is not None:
         return hit
     lo_e, hi_e = ctx.ranges.get_bounds(sym)
@@ -207,18 +216,20 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
         got = _fact_interval((lo_e, hi_e), ctx)
     finally:
         ctx.busy.discard(sym)
-    ctx.sym_num[sym] = got
+    table[sym] = got
     return got
 
 
 def bounded_symbols(ctx: Context) -> frozenset[Expr]:
     """Dependent symbols plus those with finite ranges on both sides (not sizes)."""
-    if ctx.bounded_cache is None:
-        ctx.bounded_cache = ctx.dependent  # while computing: no recursion through here
-        ctx.bounded_cache = ctx.dependent | frozenset(
+    table: dict[None, frozenset[Expr]] = ctx.memos[BOUNDED]
+    hit = table.get(None)
+    if hit is None:
+        table[None] = ctx.dependent  # while computing: no recursion through here
+        hit = table[None] = ctx.dependent | frozenset(
             s for s in ctx.eliminable if all(type(v) is int for v in symbol_interval(s, ctx))
         )
-    return ctx.bounded_cache
+    return hit
 
 
 def _add(e: Expr, ctx: Context) -> Interval:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from indexalg.analysis.context import Context
+from indexalg.analysis.context import Context, owner
 from indexalg.analysis.infinity import Infinity
 from indexalg.analysis.interval import interval
 from indexalg.expr import (
@@ -96,6 +96,10 @@ def sym_bound(
     return _bound(e, ctx, Side(upper, depth, ctx.dependent if elim is None else elim))
 
 
+#: (node, side, Where depth, emptiness check running) -> its symbolic bound
+SYMBOLIC = owner("symbolic")
+
+
 def _bound(e: Expr, ctx: Context, side: Side) -> Expr | None:
     if side.depth > _DEPTH:
         return None
@@ -108,7 +112,7 @@ def _bound(e: Expr, ctx: Context, side: Side) -> Expr | None:
     # depth, which cuts the recursion) and the re-entrancy state of the query
     query = ctx.query
     key = (e, side, query.where_depth, query.checking_emptiness)
-    memo = ctx.sym_cache
+    memo: dict[tuple[Expr, Side, int, bool], Expr | None] = ctx.memos[SYMBOLIC]
     if key in memo:
         return memo[key]
     inner = Side(side.upper, side.depth + 1, side.elim)

@@ -1,8 +1,9 @@
 """Named procedures: transformations that are not single rewrites (docs/architecture.md).
 
-Each is a function ``(node, ctx) -> Expr | None`` registered with the node classes it
-applies to (:class:`~indexalg.procedures.base.Procedure`).  Each is checked by translation
-validation (Z3 on input and output) in tests.
+Each is a pure function ``(node, ctx) -> Expr | None`` of an expression and an analysis
+context, registered with the node classes it applies to
+(:class:`~indexalg.procedures.base.Procedure`); none calls back into the simplifier.  Each
+is checked by translation validation (Z3 on input and output) in tests.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from indexalg.procedures.branches import BRANCH_PROCEDURES
 from indexalg.procedures.compare import COMPARE_PROCEDURES
 from indexalg.procedures.divsum import DIVSUM_PROCEDURES
 from indexalg.procedures.factor import FACTOR_PROCEDURES
-from indexalg.procedures.factored import FACTORED_PROCEDURES, rebuild_product
+from indexalg.procedures.factored import FACTORED_PROCEDURES
 from indexalg.procedures.floors import FLOOR_PROCEDURES
 from indexalg.procedures.join import JOIN_PROCEDURES
 from indexalg.procedures.junction import JUNCTION_PROCEDURES
@@ -20,7 +21,7 @@ from indexalg.procedures.minmax import MINMAX_PROCEDURES
 from indexalg.procedures.residues import RESIDUE_PROCEDURES
 from indexalg.procedures.select import SELECT_PROCEDURES
 
-__all__ = ["Procedure", "PROCEDURES", "rebuild_product"]
+__all__ = ["Procedure", "PROCEDURES"]
 
 #: Every procedure, in the order the simplifier tries them: nested divisions merge before
 #: a sum's multiples are pulled out of a division (the other order can lose the merge);

@@ -4,9 +4,9 @@ Sums distribute when a product is built (``expr.mul``), so a Min/Max factor that
 resolve to a sum (``Max(1, s0 - 2) == s0 - 2`` for ``s0 >= 3``) would copy every other
 factor of its product: ``(x // 2)*Max(1, s0 - 2)*s1`` becomes ``s0*s1*(x // 2) -
 2*s1*(x // 2)``, two divisions for one.  The driver rebuilds a product through
-:func:`rebuild_product`, which tries both forms (the Min/Max kept, and the expansion) and
-keeps the cheaper by :func:`cost`, divisions first.  Where the expansion pays later, in the
-enclosing sum (terms cancel, or a quotient meets its remainder and
+:func:`indexalg.simplify.rebuild.rebuild_product`, which tries both forms (the Min/Max
+kept, and the expansion) and keeps the cheaper by :func:`cost`, divisions first.  Where the
+expansion pays later, in the enclosing sum (terms cancel, or a quotient meets its remainder and
 :func:`~indexalg.procedures.join.join_split_dims` joins them), :func:`open_factors` opens
 the kept Min/Max there.
 
@@ -15,8 +15,6 @@ Each rewrite of :func:`open_factors` lowers :func:`cost`, so the rewriting termi
 """
 
 from __future__ import annotations
-
-from typing import Protocol
 
 from indexalg.analysis.context import Context
 from indexalg.expr import (
@@ -41,7 +39,7 @@ from indexalg.procedures.join import join_split_dims
 from indexalg.rewrite import condition_holds
 from indexalg.rules.base import le, wilds
 
-__all__ = ["FACTORED_PROCEDURES", "cost", "open_factors", "rebuild_product"]
+__all__ = ["FACTORED_PROCEDURES", "copies_costly", "cost", "open_factors"]
 
 _DIVISIONS = (FloorDiv, CeilDiv, CleanDiv, Mod)
 #: what expanding a product must not copy: divisions, and Min/Max/Where (which hold them)
@@ -77,53 +75,9 @@ def cost(e: Expr) -> tuple[int, int]:
     return go(e)
 
 
-class Driver(Protocol):
-    """What :func:`rebuild_product` needs of the simplifier."""
-
-    def visit(self, e: Expr) -> Expr: ...
-
-    def visit_new(self, node: Expr) -> Expr: ...
-
-    def remember(self, node: Expr, out: Expr) -> None: ...
-
-
-def _costly(e: Expr) -> bool:
+def copies_costly(e: Expr) -> bool:
+    """Whether ``e`` holds a node that expanding a product must not copy (:data:`_COSTLY`)."""
     return any(type(n) in _COSTLY for n in e.walk())
-
-
-def rebuild_product(driver: Driver, e: Expr, new: tuple[Expr, ...]) -> Expr:
-    """``e`` with its operands replaced by their simplified forms ``new`` (``e.rebuild``).
-    For a product where a Min/Max operand simplified to a sum and an operand holds a
-    division or a Min/Max (which the expansion would copy), both forms are simplified and
-    the cheaper by :func:`cost` is returned (the expansion on ties)."""
-    expanded = e.rebuild(new)
-    if type(e) is not Mul or type(expanded) is not Add:
-        return expanded
-    kept = list(new)
-    any_kept = False
-    for i, (a, b) in enumerate(zip(e.args, new)):
-        if type(b) is Add and type(a) in _MINMAX:
-            # the Min/Max with its operands simplified (two of them, so that
-            # open_factors can open it again where the expansion pays)
-            k = a.rebuild(tuple([driver.visit(c) for c in a.args]))
-            if type(k) in _MINMAX and len(k.args) == 2:
-                kept[i] = k
-                any_kept = True
-    if not any_kept:
-        return expanded
-    if not any(_costly(g) for g in new):
-        return expanded  # the expansion copies no division (nor a Min/Max)
-    product = e.rebuild(tuple(kept))
-    out_kept = driver.visit_new(product)
-    out_expanded = driver.visit_new(expanded)
-    best = out_kept if cost(out_kept) < cost(out_expanded) else out_expanded
-    if product is not e:
-        # visit_new took the kept product's Min/Max child as simplified, which it is not:
-        # its memo entry is replaced by what simplifying the product itself gives (this
-        # same comparison), or a later simplification meeting the product would read the
-        # product back unsimplified (a result depending on the order of calls)
-        driver.remember(product, best)
-    return best
 
 
 def _winner(m: Expr, ctx: Context) -> Expr | None:
@@ -161,7 +115,7 @@ def open_factors(e: Expr, ctx: Context) -> Expr | None:
     """A sum with its kept Min/Max factors opened (each replaced by the argument it equals
     under the ranges), where that lowers the cost: terms cancel, or a quotient meets its
     remainder (``(x // D)*Max(1, D) + ModularIndexing(x, 1, D) -> x``)."""
-    for t in e.args:  # rebuild_product keeps a Min/Max only as a factor of a product
+    for t in e.args:  # the driver keeps a Min/Max only as a factor of a product
         if type(t) is Mul:
             for f in t.args:
                 if type(f) is Min or type(f) is Max:
