@@ -23,21 +23,39 @@ from indexalg_triton.errors import (
 from indexalg_triton.frontend import from_torch
 from indexalg_triton.layout import View, dtype_bytes
 from indexalg_triton.planner import TilingChoice, choose_tiling
-from indexalg_triton.spec import Buffer, KernelSpec, Op, SpecBuilder, Store
+from indexalg_triton.spec import (
+    Buffer,
+    Check,
+    ElementwiseOp,
+    IndexValue,
+    KernelSpec,
+    Load,
+    MultiReduction,
+    Op,
+    Reduction,
+    SpecBuilder,
+    Store,
+)
 from indexalg_triton.tiling import Tiling, make_tiling
 
 __all__ = [
     "Access",
     "AccessPlan",
     "Buffer",
+    "Check",
     "Config",
     "ConfigError",
+    "ElementwiseOp",
     "FrontendError",
     "IndexAlgTritonError",
+    "IndexValue",
     "KernelSource",
     "KernelSpec",
     "LaunchError",
+    "Load",
+    "MultiReduction",
     "Op",
+    "Reduction",
     "SpecBuilder",
     "SpecError",
     "Store",

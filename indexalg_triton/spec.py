@@ -7,22 +7,28 @@ A :class:`KernelSpec` holds
 * ``reduction``: None for a pointwise kernel, else one reduction loop ``(name, size)``;
 * ``buffers``: named strided buffers (:class:`Buffer`: a :class:`~indexalg_triton.layout.View`
   and whether the kernel writes it), in kernel-argument order;
-* ``ops``: SSA values (:class:`Op`), each defined before use:
+* ``ops``: SSA values, each defined before use, one class per kind (family), each with only
+  the fields it uses and checked when it is built (:class:`Op` is their base; ``kind`` names
+  the kind in all of them):
 
-  - ``load``: ``buffer[index]``, ``index`` an integer expression over the loop variables; an
-    *indirect* load's index also mentions earlier integer values by name (``x[tmp1*64 + x0]``);
-    a *guarded* load has a ``guard``, a claim over the loop variables: the element is read
-    only where it holds (0 elsewhere), so its index may leave the buffer there (the pieces
-    of a ``cat``, the border of a pad);
-  - ``index``: the value of an index expression (an integer, or a claim -> bool) over the loops;
-  - ``check``: the assertion ``0 <= value < size`` for a value used as an indirect index (the
-    code generator asks :func:`indexalg.decisions.bounds_checks` which sides need code);
-  - the elementwise kinds of :data:`ELEMENTWISE` over values and Python literals;
-  - ``sum`` / ``max``: a reduction of an inner value over the reduction loop;
-  - the *multi-output* kinds of :data:`MULTI_OUTPUT`: one operation defining several values
-    (its ``results``), e.g. ``mean_var``, the mean and the population variance (divisor
-    ``n``, as ``torch.var_mean(..., correction=0)``) of an inner value over the reduction
-    loop, computed together;
+  - :class:`Load`: ``buffer[index]``, ``index`` an integer expression over the loop
+    variables; an *indirect* load's index also mentions earlier integer values by name
+    (``x[tmp1*64 + x0]``); a *guarded* load has a ``guard``, a claim over the loop
+    variables: the element is read only where it holds (0 elsewhere), so its index may leave
+    the buffer there (the pieces of a ``cat``, the border of a pad);
+  - :class:`IndexValue` (kind ``index``): the value of an index expression (an integer, or a
+    claim -> bool) over the loops;
+  - :class:`Check` (kind ``check``): the assertion ``0 <= value < size`` for a value used as
+    an indirect index (the code generator asks :func:`indexalg.decisions.bounds_checks`
+    which sides need code);
+  - :class:`ElementwiseOp`: one of the kinds of :data:`ELEMENTWISE` (the one table spec
+    validation, value emission and the front end read) over values and Python literals;
+  - :class:`Reduction`: ``sum`` / ``max`` (:data:`REDUCTIONS`) of an inner value over the
+    reduction loop;
+  - :class:`MultiReduction`: a kind of :data:`MULTI_OUTPUT`, one operation defining several
+    values (its ``results``), e.g. ``mean_var``, the mean and the population variance
+    (divisor ``n``, as ``torch.var_mean(..., correction=0)``) of an inner value over the
+    reduction loop, computed together;
 
 * ``stores``: :class:`Store` ``buffer[index] = value``.
 
@@ -43,8 +49,8 @@ casts and at stores (as Inductor does).
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 from indexalg.errors import ExprTypeError
@@ -59,9 +65,15 @@ __all__ = [
     "MULTI_OUTPUT",
     "REDUCTIONS",
     "Buffer",
+    "Check",
+    "ElementwiseOp",
+    "IndexValue",
     "KernelSpec",
+    "Load",
+    "MultiReduction",
     "Op",
     "Operand",
+    "Reduction",
     "SpecBuilder",
     "Store",
     "is_float",
@@ -196,31 +208,202 @@ class Buffer:
         return span
 
 
-@dataclass(frozen=True)
 class Op:
-    """One operation (see the module docstring); ``args`` name earlier values or are
-    literals; ``size`` is the bound of a ``check``; ``results`` are the values a
-    multi-output operation defines (empty: the operation defines the one value ``name``)."""
+    """An operation of a spec: the base of the typed kinds :class:`Load`,
+    :class:`IndexValue`, :class:`Check`, :class:`ElementwiseOp`, :class:`Reduction` and
+    :class:`MultiReduction`, each a frozen record of the fields it uses, checked when it is
+    built (what needs the rest of the kernel, the values and buffers an op names, is checked
+    by :class:`KernelSpec`).  Every op has a ``name``, a ``kind`` (``load``, ``index``,
+    ``check``, an elementwise kind, ``sum``...) and the ``dtype`` of the values it defines."""
 
+    __slots__ = ()
     name: str
     kind: str
-    args: tuple[Operand, ...]
     dtype: str
-    buffer: str | None = None
-    index: Expr | None = None
-    size: int | None = None
-    results: tuple[str, ...] = ()
-    guard: Expr | None = None
+
+    @property
+    def args(self) -> tuple[Operand, ...]:
+        """The operands: earlier values by name, or literals."""
+        return ()
+
+    @property
+    def expressions(self) -> tuple[Expr, ...]:
+        """The index expressions it reads (a load's index and guard)."""
+        return ()
 
     @property
     def values(self) -> tuple[str, ...]:
         """The value names this operation defines."""
-        return self.results or (self.name,)
+        return (self.name,)
 
     @property
     def reduces(self) -> bool:
         """Whether this operation reduces over the reduction loop."""
-        return self.kind in REDUCTIONS or self.kind in MULTI_OUTPUT
+        return False
+
+    def subs(self, mapping: Mapping[Expr, Expr | int]) -> Op:
+        """This op with ``mapping`` substituted into its index expressions."""
+        return self
+
+    def _check(self) -> None:
+        _check_name(self.name, "value")
+        dtype_bytes(self.dtype)
+
+
+def _check_index(o: Op, index: object) -> None:
+    if not isinstance(index, Expr):
+        raise SpecError(f"{o.kind} {o.name} needs an index expression")
+
+
+@dataclass(frozen=True, slots=True)
+class Load(Op):
+    """``buffer[index]``; with a ``guard`` (a claim over the loops) the element is read only
+    where it holds, 0 elsewhere."""
+
+    name: str
+    dtype: str
+    buffer: str
+    index: Expr
+    guard: Expr | None = None
+    kind: str = field(default="load", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._check()
+        _check_index(self, self.index)
+        if self.guard is not None and not self.guard.is_bool:
+            raise ExprTypeError(f"the guard of {self.name} is not a claim: {self.guard}")
+
+    @property
+    def expressions(self) -> tuple[Expr, ...]:
+        return (self.index,) if self.guard is None else (self.index, self.guard)
+
+    def subs(self, mapping: Mapping[Expr, Expr | int]) -> Load:
+        guard = None if self.guard is None else self.guard.subs(mapping)
+        return replace(self, index=self.index.subs(mapping), guard=guard)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexValue(Op):
+    """The value of an index expression over the loops (an integer, or bool for a claim)."""
+
+    name: str
+    dtype: str
+    index: Expr
+    kind: str = field(default="index", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._check()
+        _check_index(self, self.index)
+
+    @property
+    def expressions(self) -> tuple[Expr, ...]:
+        return (self.index,)
+
+    def subs(self, mapping: Mapping[Expr, Expr | int]) -> IndexValue:
+        return replace(self, index=self.index.subs(mapping))
+
+
+@dataclass(frozen=True, slots=True)
+class Check(Op):
+    """The assertion ``0 <= value < size`` for a value used as an indirect index (a bool)."""
+
+    name: str
+    value: str
+    size: int
+    kind: str = field(default="check", init=False, repr=False)
+    dtype: str = field(default="bool", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._check()
+        if not isinstance(self.value, str) or _int(self.size, "check size") < 1:
+            raise SpecError(f"check {self.name} needs one value and a size >= 1")
+
+    @property
+    def args(self) -> tuple[Operand, ...]:
+        return (self.value,)
+
+
+@dataclass(frozen=True, slots=True)
+class ElementwiseOp(Op):
+    """One of the :data:`ELEMENTWISE` kinds over earlier values and literals."""
+
+    name: str
+    kind: str
+    args: tuple[Operand, ...] = field()  # a field over Op.args (field(): no default)
+    dtype: str = field()
+
+    def __post_init__(self) -> None:
+        self._check()
+        row = ELEMENTWISE.get(self.kind)
+        if row is None:
+            raise SpecError(f"unknown op kind {self.kind!r} ({self.name})")
+        if len(self.args) != row.arity:
+            raise SpecError(
+                f"{self.kind} {self.name} takes {row.arity} operands, got {len(self.args)}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Reduction(Op):
+    """``sum`` or ``max`` (:data:`REDUCTIONS`) of an inner value over the reduction loop."""
+
+    name: str
+    kind: str
+    value: str
+    dtype: str
+
+    def __post_init__(self) -> None:
+        self._check()
+        if self.kind not in REDUCTIONS:
+            raise SpecError(f"unknown reduction {self.kind!r} (known: {', '.join(REDUCTIONS)})")
+
+    @property
+    def args(self) -> tuple[Operand, ...]:
+        return (self.value,)
+
+    @property
+    def reduces(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class MultiReduction(Op):
+    """A :data:`MULTI_OUTPUT` kind: one reduction of an inner value defining several values,
+    its ``results`` (``mean_var``: the mean and the population variance)."""
+
+    name: str
+    kind: str
+    value: str
+    dtype: str
+    results: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        self._check()
+        if self.kind not in MULTI_OUTPUT:
+            raise SpecError(
+                f"unknown multi-output op {self.kind!r} (known: {', '.join(MULTI_OUTPUT)})"
+            )
+        want = len(MULTI_OUTPUT[self.kind])
+        if len(self.results) != want:
+            raise SpecError(
+                f"{self.kind} {self.name} defines {want} results, got {len(self.results)}"
+            )
+        if not is_float(self.dtype):
+            raise ExprTypeError(f"{self.kind} {self.name} needs a float dtype, got {self.dtype}")
+        for v in self.results:
+            _check_name(v, "value")
+
+    @property
+    def args(self) -> tuple[Operand, ...]:
+        return (self.value,)
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return self.results
+
+    @property
+    def reduces(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -283,7 +466,7 @@ class KernelSpec:
     def op(self, name: str) -> Op:
         """The operation named ``name`` or defining the value ``name``."""
         for o in self.ops:
-            if o.name == name or name in o.results:
+            if o.name == name or name in o.values:
                 return o
         raise SpecError(f"kernel {self.name} has no value {name!r}")
 
@@ -301,9 +484,7 @@ class KernelSpec:
         for o in self.ops:
             if o.reduces:
                 continue
-            syms = o.index.free_symbols if o.index is not None else ()
-            if o.guard is not None:
-                syms = (*syms, *o.guard.free_symbols)
+            syms = [s for e in o.expressions for s in e.free_symbols]
             if (
                 r in syms
                 or any(isinstance(a, str) and a in inner for a in o.args)
@@ -314,7 +495,7 @@ class KernelSpec:
 
     def indirect_symbols(self, op: Op) -> tuple[str, ...]:
         """The value names an (indirect) load's index mentions, in first-mention order."""
-        if op.index is None:
+        if not isinstance(op, (Load, IndexValue)):
             return ()
         values = {v for o in self.ops for v in o.values}
         return tuple(s.payload for s in op.index.free_symbols if s.payload in values)
@@ -368,64 +549,36 @@ def _validate_names(spec: KernelSpec) -> dict[str, str]:
 def _validate_op(
     spec: KernelSpec, o: Op, names: dict[str, str], loop_syms: set[str], dtypes: dict[str, str]
 ) -> None:
-    """One op, after those before it (their values are in ``dtypes``); records its values."""
-    _check_name(o.name, "value")
+    """One op in its kernel, after those before it (their values are in ``dtypes``; what the
+    op alone must satisfy its class checked when it was built); records its values."""
+    if not isinstance(o, Op):
+        raise SpecError(f"{o!r} is not an op")
     if o.name in names:
         raise SpecError(f"name {o.name!r} is used twice")
-    dtype_bytes(o.dtype)
     for a in o.args:
         if isinstance(a, str) and a not in dtypes:
             raise SpecError(f"value {o.name} uses {a!r} before it is defined")
-    if o.kind == "load":
-        if o.buffer is None or names.get(o.buffer) != "buffer":
+    if isinstance(o, Load):
+        if names.get(o.buffer) != "buffer":
             raise SpecError(f"load {o.name} names no buffer ({o.buffer!r})")
         if spec.buffer(o.buffer).output:
             raise SpecError(f"load {o.name} reads the output {o.buffer}")
-        if o.guard is not None:
-            if not o.guard.is_bool:
-                raise ExprTypeError(f"the guard of {o.name} is not a claim: {o.guard}")
-            if not {s.payload for s in o.guard.free_symbols} <= loop_syms:
-                raise SpecError(f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
-    elif o.guard is not None:
-        raise SpecError(f"{o.kind} {o.name} has a guard (only loads do)")
-    if o.kind in ("load", "index"):
-        if o.index is None:
-            raise SpecError(f"{o.kind} {o.name} needs an index expression")
+        if o.guard is not None and not {s.payload for s in o.guard.free_symbols} <= loop_syms:
+            raise SpecError(f"the guard of {o.name} mentions non-loop symbols: {o.guard}")
+    if isinstance(o, (Load, IndexValue)):
         for sym in o.index.free_symbols:
             used: str = sym.payload
             if used not in loop_syms and used not in dtypes:
                 raise SpecError(f"the index of {o.name} mentions {used}, not a loop or value")
             if used in dtypes and (is_float(dtypes[used]) or dtypes[used] == "bool"):
                 raise ExprTypeError(f"{o.name} indexes with the non-integer {used}")
-    elif o.kind == "check":
-        if len(o.args) != 1 or o.size is None or o.size < 1:
-            raise SpecError(f"check {o.name} needs one value and a size >= 1")
-    elif o.reduces:
-        if spec.reduction is None:
-            raise SpecError(f"{o.kind} {o.name} in a kernel with no reduction")
-        if len(o.args) != 1:
-            raise SpecError(f"{o.kind} {o.name} takes one operand")
-        want = len(MULTI_OUTPUT.get(o.kind, ()))
-        if len(o.results) != want:
-            raise SpecError(f"{o.kind} {o.name} defines {want} results, got {len(o.results)}")
-        if want and not is_float(o.dtype):
-            raise ExprTypeError(f"{o.kind} {o.name} needs a float dtype, got {o.dtype}")
-    elif o.kind in ELEMENTWISE:
-        if len(o.args) != ELEMENTWISE[o.kind].arity:
-            raise SpecError(
-                f"{o.kind} {o.name} takes {ELEMENTWISE[o.kind].arity} operands, got {len(o.args)}"
-            )
-    else:
-        raise SpecError(f"unknown op kind {o.kind!r} ({o.name})")
-    if o.results and o.kind not in MULTI_OUTPUT:
-        raise SpecError(f"{o.kind} {o.name} is not a multi-output kind")
-    if o.results:
+    if o.reduces and spec.reduction is None:
+        raise SpecError(f"{o.kind} {o.name} in a kernel with no reduction")
+    if isinstance(o, MultiReduction):
         names[o.name] = "operation"
     for v in o.values:
-        if v != o.name:
-            _check_name(v, "value")
-            if v in names:
-                raise SpecError(f"name {v!r} is used twice")
+        if v != o.name and v in names:
+            raise SpecError(f"name {v!r} is used twice")
         dtypes[v] = o.dtype
         names[v] = "value"
 
@@ -515,29 +668,18 @@ class SpecBuilder:
             e = simplify(e, ranges)  # type: ignore[arg-type]
         return e
 
-    def _emit(
-        self,
-        kind: str,
-        args: tuple[Operand, ...],
-        dtype: str,
-        *,
-        buffer: str | None = None,
-        index: Expr | None = None,
-        size: int | None = None,
-        suffixes: tuple[str, ...] = (),
-        guard: Expr | None = None,
-    ) -> str:
-        key = (kind, tuple((type(a).__name__, a) for a in args), dtype, buffer, index, size, guard)
+    def _emit(self, key: tuple[object, ...], make: Callable[[str], Op]) -> str:
+        """The op ``make(name)`` under a fresh name, unless an equal one (by ``key``)
+        exists: then that one's name."""
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        name = f"tmp{len(self._ops)}"
-        results = tuple(f"{name}_{s}" for s in suffixes)
-        self._ops.append(Op(name, kind, args, dtype, buffer, index, size, results, guard))
-        self._memo[key] = name
-        for v in results or (name,):
-            self._dtypes[v] = dtype
-        return name
+        op = make(f"tmp{len(self._ops)}")
+        self._ops.append(op)
+        self._memo[key] = op.name
+        for v in op.values:
+            self._dtypes[v] = op.dtype
+        return op.name
 
     def load(self, buffer: str, index: Expr | str | int, *, guard: Expr | str | None = None) -> str:
         """``buffer[index]``; the index is simplified over the loop ranges.  With a ``guard``
@@ -549,16 +691,19 @@ class SpecBuilder:
         g = None if guard is None else self._index(guard)
         if g is not None and type(g) is BoolConst and bool(g.payload):
             g = None
-        return self._emit("load", (), buf.dtype, buffer=buffer, index=self._index(index), guard=g)
+        e = self._index(index)
+        return self._emit(("load", buffer, e, g), lambda name: Load(name, buf.dtype, buffer, e, g))
 
     def index(self, expr: Expr | str | int, dtype: str | None = None) -> str:
         """The value of an index expression (bool for a claim)."""
         e = self._index(expr)
-        return self._emit("index", (), dtype or ("bool" if e.is_bool else "int64"), index=e)
+        d = dtype or ("bool" if e.is_bool else "int64")
+        return self._emit(("index", e, d), lambda name: IndexValue(name, d, e))
 
     def check(self, value: str, size: int) -> str:
         """Assert ``0 <= value < size`` (where not proven)."""
-        return self._emit("check", (value,), "bool", size=_int(size, "check size"))
+        n = _int(size, "check size")
+        return self._emit(("check", value, n), lambda name: Check(name, value, n))
 
     def op(self, kind: str, *args: Operand, dtype: str | None = None) -> str:
         """An elementwise op; ``dtype`` defaults to torch's promotion of the value operands
@@ -586,13 +731,16 @@ class SpecBuilder:
                     dtype = "float32"
         if kind in _INTEGER_ONLY and is_float(dtype):
             raise ExprTypeError(f"{kind} needs integer operands, got {dtype}")
-        return self._emit(kind, tuple(args), dtype)
+        key = (kind, tuple((type(a).__name__, a) for a in args), dtype)
+        d = dtype
+        return self._emit(key, lambda name: ElementwiseOp(name, kind, tuple(args), d))
 
     def reduce(self, kind: str, value: str, dtype: str | None = None) -> str:
         """``sum`` or ``max`` of an inner value over the reduction loop."""
-        if kind not in REDUCTIONS:
-            raise SpecError(f"unknown reduction {kind!r} (known: sum, max)")
-        return self._emit(kind, (value,), dtype or self._dtypes[value])
+        if value not in self._dtypes:
+            raise SpecError(f"{kind} uses the undefined value {value!r}")
+        d = dtype or self._dtypes[value]
+        return self._emit((kind, value, d), lambda name: Reduction(name, kind, value, d))
 
     def multi(self, kind: str, value: str, dtype: str | None = None) -> tuple[str, ...]:
         """A multi-output operation (:data:`MULTI_OUTPUT`) over an inner value: the names of
@@ -602,13 +750,18 @@ class SpecBuilder:
         if value not in self._dtypes:
             raise SpecError(f"{kind} uses the undefined value {value!r}")
         src = self._dtypes[value]
+        d = dtype or (src if is_float(src) else "float32")
         name = self._emit(
-            kind,
-            (value,),
-            dtype or (src if is_float(src) else "float32"),
-            suffixes=MULTI_OUTPUT[kind],
+            (kind, value, d),
+            lambda name: MultiReduction(
+                name, kind, value, d, tuple(f"{name}_{s}" for s in MULTI_OUTPUT[kind])
+            ),
         )
-        return next(o.results for o in self._ops if o.name == name)
+        return self.defining(name).values
+
+    def defining(self, name: str) -> Op:
+        """The op built so far named ``name``."""
+        return next(o for o in self._ops if o.name == name)
 
     def store(self, buffer: str, index: Expr | str | int, value: str) -> None:
         self._stores.append(Store(buffer, self._index(index), value))

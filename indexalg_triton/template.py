@@ -63,8 +63,7 @@ class PartialRender:
         if name in self.finalized:
             raise SpecError(f"hook {name!r} is already finalized")
         if name not in self.hooks:
-            raise SpecError(
-                f"no hook {name!r} (hooks: {', '.join(self.hooks)})")
+            raise SpecError(f"no hook {name!r} (hooks: {', '.join(self.hooks)})")
         self.code = self.code.replace(f"<HOOK:{name}>", self.hooks[name]())
         self.finalized.append(name)
 
@@ -114,8 +113,7 @@ class TemplateKernel:
 
     def emit(self, line: str) -> None:
         if not self._current:
-            raise SpecError("emit() outside set_subgraph_body(): templates have no "
-                                        "shared body")
+            raise SpecError("emit() outside set_subgraph_body(): templates have no shared body")
         name = self._current[-1]
         if name in self._frozen:
             raise SpecError(f"body {name!r} is already rendered")
@@ -134,8 +132,7 @@ class TemplateKernel:
         if not name.isidentifier():
             raise SpecError(f"argument name {name!r} is not an identifier")
         if self._signature_done and name not in self.args:
-            raise SpecError(f"argument {name!r} added after def_kernel was "
-                                        "finalized")
+            raise SpecError(f"argument {name!r} added after def_kernel was finalized")
         self.args[name] = None
         return name
 
@@ -179,8 +176,12 @@ class TemplateKernel:
 
         def render() -> str:
             self._frozen.add("epilogue")
-            lines = ["# body epilogue", "epi = acc", *self.bodies["epilogue"],
-                     f"tl.store({buffer} + ({index}), epi, {mask})"]
+            lines = [
+                "# body epilogue",
+                "epi = acc",
+                *self.bodies["epilogue"],
+                f"tl.store({buffer} + ({index}), epi, {mask})",
+            ]
             return _indent(lines, depth)
 
         return self._hook("store_output", render)
@@ -205,29 +206,61 @@ class TemplateSource:
 
 
 def matmul_template(
-    m: int, n: int, k: int, *, bias: bool = False, relu: bool = False,
-    scale: float | None = None, raw: bool = False, relu_a: bool = False,
+    m: int,
+    n: int,
+    k: int,
+    *,
+    bias: bool = False,
+    relu: bool = False,
+    scale: float | None = None,
+    raw: bool = False,
+    relu_a: bool = False,
     blocks: tuple[int, int, int] = (32, 32, 32),
-    order: Sequence[str] | None = None, name: str = "mm_template", num_warps: int = 4,
+    order: Sequence[str] | None = None,
+    name: str = "mm_template",
+    num_warps: int = 4,
 ) -> TemplateSource:
     """``out = epilogue(a @ b)`` for contiguous float32 ``a`` (m, k), ``b`` (k, n), ``out``
     (m, n); the epilogue adds ``bias`` (n,), applies ReLU, multiplies by ``scale`` (in that
     order); ``relu_a`` applies ReLU to each loaded tile of ``a`` in the ``inner`` body (a
     fused prologue); ``raw`` also stores ``a @ b`` into ``raw`` (m, n) after the store of ``out``.
     ``order`` finalises the hooks in that order (default: as registered)."""
+    _check_matmul(m, n, k, blocks)
+    bm, bn, bk = blocks
+    tk = TemplateKernel(name, ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+    out_index = str(View.of([m, n]).index(["rm", "rn"]))
+    render = tk.partial(_matmul_text(tk, m, n, k, bn, out_index))
+    # the fused bodies are written after the template text exists: the hooks read them when
+    # finalised
+    _fuse_matmul(tk, n, out_index, bias=bias, relu=relu, scale=scale, raw=raw, relu_a=relu_a)
+    for h in order or ():
+        render.finalize_hook(h)
+    source = f"{TRITON_PREAMBLE}\n{render.finalize_all()}"
+    record_kernel(name)
+    grid = -(-m // bm) * -(-n // bn)
+    meta = (("BLOCK_M", bm), ("BLOCK_N", bn), ("BLOCK_K", bk), ("num_warps", num_warps))
+    return TemplateSource(
+        name, source, tuple(tk.args), tuple(tk.outputs), grid, meta, tuple(render.finalized)
+    )
+
+
+def _check_matmul(m: int, n: int, k: int, blocks: tuple[int, int, int]) -> None:
+    """Positive integer sizes; block sizes powers of two of at least 16 (``tl.dot``'s)."""
     for what, v in (("m", m), ("n", n), ("k", k)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise SpecError(f"matmul size {what} must be a positive int, got {v!r}")
-    bm, bn, bk = blocks
     for b in blocks:
         if b < 16 or b & (b - 1):
             raise ConfigError(f"matmul blocks must be powers of two >= 16, got {b}")
-    tk = TemplateKernel(name, ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
-    out_index = str(View.of([m, n]).index(["rm", "rn"]))
-    code = f'''
+
+
+def _matmul_text(tk: TemplateKernel, m: int, n: int, k: int, bn: int, out_index: str) -> str:
+    """The matmul kernel's text: the tiled loop over k, with the placeholders of its
+    signature, its bodies (``prologue``, ``inner``, ``post_store``) and the output's store."""
+    return f"""
 @triton.jit
 {tk.def_kernel("a", "b")}
-    # template {name}: out = epilogue(a @ b), a ({m}, {k}), b ({k}, {n})
+    # template {tk.name}: out = epilogue(a @ b), a ({m}, {k}), b ({k}, {n})
     pid = tl.program_id(0)
     pid_m = pid // {-(-n // bn)}
     pid_n = pid % {-(-n // bn)}
@@ -244,10 +277,22 @@ def matmul_template(
         acc += tl.dot(a_tile, b_tile, input_precision="ieee")
 {tk.store_output("out", out_index, "mask", 1)}
 {tk.body("post_store", 1)}
-'''
-    render = tk.partial(code)
-    # the fused epilogue and the post-store body are written after the template text exists:
-    # the hooks read them when finalised
+"""
+
+
+def _fuse_matmul(
+    tk: TemplateKernel,
+    n: int,
+    out_index: str,
+    *,
+    bias: bool,
+    relu: bool,
+    scale: float | None,
+    raw: bool,
+    relu_a: bool,
+) -> None:
+    """The fused code, each in its body: the epilogue (bias, ReLU, scale), the prologue on
+    ``a``'s tiles (``inner``), the second output (``post_store``)."""
     with tk.set_subgraph_body("epilogue"):
         if bias:
             tk.add_input("bias")
@@ -263,14 +308,6 @@ def matmul_template(
         with tk.set_subgraph_body("post_store"):
             tk.add_output("raw")
             tk.emit(f"tl.store(raw + ({out_index}), acc, mask)")
-    for h in order or ():
-        render.finalize_hook(h)
-    source = f"{TRITON_PREAMBLE}\n{render.finalize_all()}"
-    record_kernel(name)
-    grid = -(-m // bm) * -(-n // bn)
-    return TemplateSource(name, source, tuple(tk.args), tuple(tk.outputs), grid,
-                          (("BLOCK_M", bm), ("BLOCK_N", bn), ("BLOCK_K", bk),
-                           ("num_warps", num_warps)), tuple(render.finalized))
 
 
 def launch_template(src: TemplateSource, tensors: Mapping[str, Any]) -> None:
@@ -280,5 +317,6 @@ def launch_template(src: TemplateSource, tensors: Mapping[str, Any]) -> None:
         raise LaunchError(f"launch of {src.name}: no tensor for {missing}")
     dev = str(tensors[src.arg_names[0]].device.type)
     kernel = runtime.compile_source(src.source, src.name, interpret=dev == "cpu")
-    runtime.run_kernel(src.name, kernel, (src.grid,), [(a, tensors[a]) for a in src.arg_names],
-               dict(src.meta))
+    runtime.run_kernel(
+        src.name, kernel, (src.grid,), [(a, tensors[a]) for a in src.arg_names], dict(src.meta)
+    )

@@ -19,7 +19,7 @@ from indexalg_triton.codegen.split import splittable
 from indexalg_triton.errors import ConfigError
 from indexalg_triton.layout import dtype_bytes
 from indexalg_triton.planner import ReductionPlan, choose_tiling, plan_reduction, tiling_cost
-from indexalg_triton.spec import Buffer, KernelSpec
+from indexalg_triton.spec import Buffer, KernelSpec, Load
 from indexalg_triton.tiling import candidate_tilings
 
 __all__ = [
@@ -127,8 +127,7 @@ def direct_accesses(spec: KernelSpec) -> tuple[list[Access], list[object]]:
     acc: list[Access] = []
     owners: list[object] = []
     for o in spec.ops:
-        if o.kind == "load" and not spec.indirect_symbols(o):
-            assert o.index is not None
+        if isinstance(o, Load) and not spec.indirect_symbols(o):
             acc.append(Access(o.index, o.dtype))
             owners.append(o)
     for st in spec.stores:
@@ -204,7 +203,7 @@ def reduction_plan(spec: KernelSpec) -> ReductionPlan:
     xnumel = 1
     for _, s in spec.loops:
         xnumel *= s
-    sizes = [dtype_bytes(o.dtype) for o in spec.ops if o.kind == "load"] or [4]
+    sizes = [dtype_bytes(o.dtype) for o in spec.ops if isinstance(o, Load)] or [4]
     return plan_reduction(
         xnumel,
         spec.reduction[1],
@@ -231,7 +230,7 @@ def _reduces_contiguously(spec: KernelSpec) -> bool:
         return c.payload if type(c) is Integer else None
 
     for o in spec.ops:
-        if o.kind == "load" and o.index is not None and r in o.index.free_symbols:
+        if isinstance(o, Load) and r in o.index.free_symbols:
             sr = stride(o.index, r)
             if sr == 1:
                 return True

@@ -26,7 +26,7 @@ from indexalg_triton.codegen.writer import (
     axes_in,
     expr_list,
 )
-from indexalg_triton.spec import Op, Store
+from indexalg_triton.spec import Load, Store
 from indexalg_triton.tiling import Tiling
 
 __all__ = ["fit_int32", "load", "no_unit_block_pointer", "store", "structured"]
@@ -144,7 +144,7 @@ def structured(
 
 def load(
     w: KernelWriter,
-    o: Op,
+    o: Load,
     p: AccessPlan,
     tile: list[str],
     ranges: IndexRanges,
@@ -158,7 +158,7 @@ def load(
         _pointer_load(w, o, p, tile, ranges, names, cast)
         return
     v = o.name
-    structured(w, p, o.buffer or "", ranges, v)
+    structured(w, p, o.buffer, ranges, v)
     for step in _after_load(p, v):
         w.emit(f"{v} = {step}")
     if cast:
@@ -188,7 +188,7 @@ def _after_load(p: AccessPlan, v: str) -> list[str]:
 
 def _pointer_load(
     w: KernelWriter,
-    o: Op,
+    o: Load,
     p: AccessPlan,
     tile: list[str],
     ranges: IndexRanges,

@@ -19,7 +19,8 @@ from indexalg_triton.codegen.configs import (
 )
 from indexalg_triton.codegen.values import elementwise, load_cast, operand_axes
 from indexalg_triton.codegen.writer import KernelWriter, axes_in, axis_names, const
-from indexalg_triton.spec import Op, Store
+from indexalg_triton.errors import SpecError
+from indexalg_triton.spec import Check, ElementwiseOp, IndexValue, Load, Store
 from indexalg_triton.tiling import Tiling, make_tiling
 
 __all__ = ["emit_pointwise"]
@@ -58,8 +59,7 @@ def emit_pointwise(w: KernelWriter) -> KernelSource:
     padded = [p * t.blocks[b] for p, b in zip(t.progs, t.tile)]
     exprs: list[Expr] = [a.index for a in accesses] + [p.flat_index for p in plans]
     for name, f in flat.items():
-        index = spec.op(name).index
-        assert index is not None
+        index = _indexed(spec.op(name)).index
         if not index.is_bool:
             exprs += [index, f]
     loop_r = {n: (0, s - 1) for n, s in spec.loops}
@@ -82,7 +82,7 @@ def emit_pointwise(w: KernelWriter) -> KernelSource:
 def _allow(w: KernelWriter, owner: object) -> tuple[str, ...]:
     """Structured kinds allowed for one access: none for a guarded load (its guard is a
     mask a descriptor or block pointer cannot apply)."""
-    return () if isinstance(owner, Op) and owner.guard is not None else w.allow
+    return () if isinstance(owner, Load) and owner.guard is not None else w.allow
 
 
 def _tile(w: KernelWriter) -> _Tile:
@@ -112,16 +112,22 @@ def _indirect_indices(w: KernelWriter, t: _Tile) -> dict[str, Expr]:
     spec = w.spec
     subst = t.tiling.substitution()
     out: dict[str, Expr] = {}
-    indirect = [o for o in spec.ops if o.kind == "load" and spec.indirect_symbols(o)]
-    for o in [*indirect, *(o for o in spec.ops if o.kind == "index")]:
-        assert o.index is not None
+    indirect: list[Load | IndexValue] = [
+        o for o in spec.ops if isinstance(o, Load) and spec.indirect_symbols(o)
+    ]
+    for o in [*indirect, *(o for o in spec.ops if isinstance(o, IndexValue))]:
         out[o.name] = simplify(o.index.subs(subst), t.ranges)  # type: ignore[arg-type]
     w.guard_flat = {
         o.name: simplify(o.guard.subs(subst), t.ranges)  # type: ignore[arg-type]
         for o in spec.ops
-        if o.guard is not None
+        if isinstance(o, Load) and o.guard is not None
     }
     return out
+
+
+def _indexed(o: object) -> Load | IndexValue:
+    assert isinstance(o, (Load, IndexValue))
+    return o
 
 
 def _prologue(w: KernelWriter, t: _Tile) -> None:
@@ -149,26 +155,28 @@ def _prologue(w: KernelWriter, t: _Tile) -> None:
 def _body(w: KernelWriter, t: _Tile, plan_of: dict[int, AccessPlan], flat: dict[str, Expr]) -> None:
     """The ops in spec order, then the stores."""
     for o in w.spec.ops:
-        if o.kind == "load" and id(o) in plan_of:
+        if isinstance(o, Load) and id(o) in plan_of:
             memory.load(w, o, plan_of[id(o)], t.tile, t.ranges, t.names)
-        elif o.kind == "load":
+        elif isinstance(o, Load):
             _indirect_load(w, t, o, flat[o.name])
-        elif o.kind == "index":
+        elif isinstance(o, IndexValue):
             w.emit(f"# index {o.index}")
             w.emit(f"{o.name} = {w.print(flat[o.name], t.ranges)}")
             w.reg[o.name] = o.dtype if o.dtype == "bool" else w.index_dtype
             w.axes_of[o.name] = axes_in(flat[o.name], t.names)
-        elif o.kind == "check":
+        elif isinstance(o, Check):
             w.check(o, t.all_mask, t.ranges, 1)
-        else:
+        elif isinstance(o, ElementwiseOp):
             w.emit(f"{o.name} = {elementwise(w, o)}")
             w.axes_of[o.name] = operand_axes(w, o)
+        else:  # pragma: no cover - a pointwise spec has no reductions (KernelSpec checks)
+            raise SpecError(f"{o.kind} {o.name} in a pointwise kernel")
     for st in w.spec.stores:
         assert isinstance(st, Store)
         memory.store(w, st, plan_of[id(st)], t.tile, t.ranges, t.names)
 
 
-def _indirect_load(w: KernelWriter, t: _Tile, o: Op, flat: Expr) -> None:
+def _indirect_load(w: KernelWriter, t: _Tile, o: Load, flat: Expr) -> None:
     """A load whose index reads loaded values: a pointer load, masked by the masks of the
     axes it spans (all of them if none)."""
     mask = (

@@ -22,11 +22,11 @@ reduction of a reduction, and ``SPLIT`` dividing the reduction's length.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from indexalg.expr import Expr, Symbol, add, integer, mul
 from indexalg_triton.layout import View
-from indexalg_triton.spec import Buffer, KernelSpec, Op, Store, is_float
+from indexalg_triton.spec import Buffer, Check, KernelSpec, Load, Op, Reduction, Store, is_float
 
 __all__ = ["SplitSpecs", "split_specs", "splittable"]
 
@@ -50,7 +50,7 @@ def splittable(spec: KernelSpec) -> str | None:
     inner = spec.inner_values()
     reductions = [o for o in spec.ops if o.reduces]
     for o in reductions:
-        if o.kind not in ("sum", "max"):
+        if not isinstance(o, Reduction):
             return f"{o.kind} {o.name} is not a sum or max"
         if not is_float(o.dtype):
             return f"{o.kind} {o.name} is not a float reduction"
@@ -71,7 +71,7 @@ def _closure(spec: KernelSpec, roots: set[str]) -> set[str]:
     """The values computed from ``roots`` (the roots included)."""
     out = set(roots)
     for o in spec.ops:
-        syms = {s.payload for s in o.index.free_symbols} if o.index is not None else set()
+        syms = {s.payload for e in o.expressions for s in e.free_symbols}
         if any(isinstance(a, str) and a in out for a in o.args) or syms & out:
             out.add(o.name)
     return out
@@ -91,11 +91,14 @@ def _needed(spec: KernelSpec, roots: list[str], stop_at_reductions: bool) -> lis
         if o.reduces and stop_at_reductions:
             continue
         stack += [a for a in o.args if isinstance(a, str)]
-        if o.index is not None:
-            stack += [s.payload for s in o.index.free_symbols if s.payload in values]
-    checks = [o.name for o in spec.ops if o.kind == "check" and str(o.args[0]) in need]
+        stack += [s.payload for e in o.expressions for s in e.free_symbols if s.payload in values]
+    checks = [o.name for o in spec.ops if isinstance(o, Check) and o.value in need]
     need |= set(checks)
     return [o for o in spec.ops if o.name in need]
+
+
+def _reads(o: Op, buffer: str) -> bool:
+    return isinstance(o, Load) and o.buffer == buffer
 
 
 def _fresh(spec: KernelSpec, base: str, taken: set[str]) -> str:
@@ -146,13 +149,13 @@ def split_specs(spec: KernelSpec, split: int) -> SplitSpecs:
     shift: dict[Expr, Expr | int] = {
         Symbol(rname): add(mul(integer(chunk), Symbol(s)), Symbol(rname))
     }
-    ops1 = []
+    ops1: list[Op] = []
     for o in _needed(spec, [o.name for o in reductions], stop_at_reductions=False):
-        index = o.index.subs(shift) if o.index is not None else None
-        guard = o.guard.subs(shift) if o.guard is not None else None
-        dtype = "float32" if o.reduces else o.dtype  # the accumulator, not rounded
-        ops1.append(Op(o.name, o.kind, o.args, dtype, o.buffer, index, o.size, o.results, guard))
-    bufs1 = tuple(b for b in spec.inputs if any(o.buffer == b.name for o in ops1))
+        o = o.subs(shift)
+        if isinstance(o, Reduction):
+            o = replace(o, dtype="float32")  # the accumulator, not rounded
+        ops1.append(o)
+    bufs1 = tuple(b for b in spec.inputs if any(_reads(o, b.name) for o in ops1))
     partial = KernelSpec(
         _fresh(spec, f"{spec.name}_partial", taken),
         ((s, split), *spec.loops),
@@ -165,14 +168,14 @@ def split_specs(spec: KernelSpec, split: int) -> SplitSpecs:
     ops2: list[Op] = []
     by_red = dict(zip((o.name for o in reductions), ws))
     for o in _needed(spec, [st.value for st in spec.stores], stop_at_reductions=True):
-        if o.reduces:
+        if isinstance(o, Reduction):
             w = by_red[o.name]
             load = _fresh(spec, f"{o.name}_part", taken)
-            ops2.append(Op(load, "load", (), "float32", w.name, ws_index))
-            ops2.append(Op(o.name, o.kind, (load,), o.dtype))
+            ops2.append(Load(load, "float32", w.name, ws_index))
+            ops2.append(Reduction(o.name, o.kind, load, o.dtype))
         else:
             ops2.append(o)
-    used = {o.buffer for o in ops2 if o.buffer is not None} | {st.buffer for st in spec.stores}
+    used = {o.buffer for o in ops2 if isinstance(o, Load)} | {st.buffer for st in spec.stores}
     bufs2 = tuple(b for b in spec.buffers if b.name in used)
     combine = KernelSpec(
         _fresh(spec, f"{spec.name}_combine", taken),

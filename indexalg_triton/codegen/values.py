@@ -13,7 +13,7 @@ from indexalg.decisions import dtype_range
 from indexalg_triton.codegen.helpers import ROUND_BF16, TANH
 from indexalg_triton.codegen.writer import KernelWriter
 from indexalg_triton.errors import SpecError
-from indexalg_triton.spec import ELEMENTWISE, Op, Operand, is_float
+from indexalg_triton.spec import ELEMENTWISE, ElementwiseOp, Operand, Reduction, is_float
 
 __all__ = [
     "TL_DTYPE",
@@ -65,7 +65,7 @@ def operand(w: KernelWriter, a: Operand, want_float: bool) -> str:
     return a
 
 
-def elementwise(w: KernelWriter, o: Op) -> str:
+def elementwise(w: KernelWriter, o: ElementwiseOp) -> str:
     """The right-hand side of an elementwise op (a cast included)."""
     if o.kind == "cast":
         return _cast(w, o)
@@ -87,7 +87,7 @@ def elementwise(w: KernelWriter, o: Op) -> str:
     return text
 
 
-def _result_register(w: KernelWriter, o: Op) -> str:
+def _result_register(w: KernelWriter, o: ElementwiseOp) -> str:
     """16-bit results stay in float32; a ``where`` of two equal registers keeps theirs."""
     if o.dtype in _HALF and o.kind != "where":
         return "float32"
@@ -97,7 +97,7 @@ def _result_register(w: KernelWriter, o: Op) -> str:
     return o.dtype
 
 
-def _cast(w: KernelWriter, o: Op) -> str:
+def _cast(w: KernelWriter, o: ElementwiseOp) -> str:
     src = o.args[0]
     arg = operand(w, src, False)
     src_reg = w.reg.get(src, "") if isinstance(src, str) else ""
@@ -121,7 +121,7 @@ def _cast(w: KernelWriter, o: Op) -> str:
     return text
 
 
-def operand_axes(w: KernelWriter, o: Op) -> frozenset[int]:
+def operand_axes(w: KernelWriter, o: ElementwiseOp) -> frozenset[int]:
     """The tile axes an elementwise result spans: those of its operands."""
     out: frozenset[int] = frozenset()
     for a in o.args:
@@ -144,7 +144,7 @@ def load_cast(w: KernelWriter, name: str, dtype: str) -> str:
     return ""
 
 
-def accumulator(o: Op) -> tuple[str, str]:
+def accumulator(o: Reduction) -> tuple[str, str]:
     """Accumulator dtype and initial value of a reduction."""
     if is_float(o.dtype):
         return "float32", "0.0" if o.kind == "sum" else 'float("-inf")'

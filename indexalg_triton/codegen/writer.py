@@ -21,7 +21,7 @@ from indexalg.printing.triton import TRITON_PREAMBLE, to_triton
 from indexalg_triton.codegen.configs import Config, KernelSource
 from indexalg_triton.codegen.helpers import COMBINE
 from indexalg_triton.errors import SpecError
-from indexalg_triton.spec import KernelSpec, Op, is_float
+from indexalg_triton.spec import Check, KernelSpec, Load, is_float
 
 #: Re-read buffers above this many bytes (in all) are a working set L2 should keep: then
 #: only their loads are marked ``evict_last``, not the kernel's streaming loads.
@@ -162,13 +162,13 @@ class KernelWriter:
             if not is_float(o.dtype) and o.dtype != "bool":
                 out[o.name] = dtype_range(o.dtype)
         for o in self.spec.ops:
-            if o.kind == "check" and o.size is not None:
-                v = str(o.args[0])
+            if isinstance(o, Check):
+                v = o.value
                 lo, hi = out.get(v, (0, o.size - 1))
                 out[v] = (max(lo, 0), min(hi, o.size - 1))
         return out
 
-    def evict_last(self, o: Op) -> bool:
+    def evict_last(self, o: Load) -> bool:
         """Whether a direct load asks L2 to keep its lines (``evict_last``): a re-read load
         (:meth:`reused`) always; a streaming load too, unless the kernel's re-read buffers
         are a working set worth protecting (over :data:`KEEP_REUSED_BYTES`).  Measured on
@@ -180,22 +180,19 @@ class KernelWriter:
             return True
         if self._reused_bytes is None:  # each re-read buffer counted once
             names = dict.fromkeys(
-                str(op.buffer)
-                for op in self.spec.ops
-                if op.kind == "load" and op.index is not None and self.reused(op)
+                op.buffer for op in self.spec.ops if isinstance(op, Load) and self.reused(op)
             )
             self._reused_bytes = sum(
                 self.spec.buffer(n).storage_numel * self.spec.buffer(n).view.itemsize for n in names
             )
         return self._reused_bytes <= KEEP_REUSED_BYTES
 
-    def reused(self, o: Op) -> bool:
+    def reused(self, o: Load) -> bool:
         """Whether other programs or other loads read a pointer load's elements again, so
         that L2 should keep them (``eviction_policy='evict_last'``, as Inductor decides): its
         index misses a loop (a broadcast: the same element for every value of that loop) or
         reads no loop at stride 1 (non-coalesced: the neighbours of each element are read by
         other lanes or loads, as in pooling's stride-2 windows)."""
-        assert o.index is not None
         loops = [*self.spec.loops, *([self.spec.reduction] if self.spec.reduction else [])]
         names = [n for n, size in loops if size > 1]
         free = {s.payload for s in o.index.free_symbols}
@@ -217,11 +214,10 @@ class KernelWriter:
         )
         return d.dtype, d.reason
 
-    def check(self, o: Op, mask: str | None, ranges: IndexRanges, depth: int) -> None:
+    def check(self, o: Check, mask: str | None, ranges: IndexRanges, depth: int) -> None:
         """A ``check`` op: the sides of ``0 <= v < size`` not proven, asserted (masked-off
         lanes excepted)."""
-        v = str(o.args[0])
-        assert o.size is not None
+        v = o.value
         vr = dtype_range(self.spec.op(v).dtype)
         d = bounds_checks(Symbol(v), o.size, ranges={v: vr})
         if not d.asserts:

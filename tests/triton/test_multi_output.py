@@ -12,7 +12,7 @@ from indexalg.expr import Symbol, integer
 from indexalg_triton.codegen import Config, generate
 from indexalg_triton.layout import View
 from indexalg_triton.runtime import device, launch
-from indexalg_triton.spec import KernelSpec, Op, SpecBuilder
+from indexalg_triton.spec import KernelSpec, Load, MultiReduction, SpecBuilder
 
 pytestmark = pytest.mark.skipif(device() != "cpu", reason="interpreter tests (a GPU is present)")
 
@@ -92,28 +92,12 @@ def test_bad_multi_output_specs() -> None:
         b.multi("median", b.load("a", "x0"))
     spec = mean_var_spec(2, 8)
     ops = list(spec.ops)
-    assert ops[0].index is not None
+    load = ops[0]
+    assert isinstance(load, Load)
     with pytest.raises(InvalidOperationError, match="defines 2 results, got 1"):
-        KernelSpec(
-            "bad",
-            spec.loops,
-            spec.reduction,
-            spec.buffers,
-            (ops[0], Op("m", "mean_var", (ops[0].name,), "float32", results=("m0",))),
-            spec.stores[:0] or spec.stores,
-        )
+        MultiReduction("m", "mean_var", load.name, "float32", ("m0",))
     with pytest.raises(ExprTypeError, match="float dtype"):
-        KernelSpec(
-            "bad",
-            spec.loops,
-            spec.reduction,
-            spec.buffers,
-            (
-                ops[0],
-                Op("m", "mean_var", (ops[0].name,), "int32", results=("tmp1_mean", "tmp1_var")),
-            ),
-            spec.stores,
-        )
+        MultiReduction("m", "mean_var", load.name, "int32", ("tmp1_mean", "tmp1_var"))
     with pytest.raises(InvalidOperationError, match="in a kernel with no reduction"):
         KernelSpec(
             "bad",
@@ -121,15 +105,8 @@ def test_bad_multi_output_specs() -> None:
             None,
             spec.buffers,
             (
-                Op(
-                    "tmp0",
-                    "load",
-                    (),
-                    "float32",
-                    "x",
-                    ops[0].index.subs({Symbol("r0"): integer(0)}),
-                ),
-                Op("m", "mean_var", ("tmp0",), "float32", results=("a1", "a2")),
+                Load("tmp0", "float32", "x", load.index.subs({Symbol("r0"): integer(0)})),
+                MultiReduction("m", "mean_var", "tmp0", "float32", ("a1", "a2")),
             ),
             spec.stores,
         )
