@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 CORE := $(VENV)/.core-installed
 DEV := $(VENV)/.dev-installed
 
-.PHONY: demo test lint typecheck unit test-compiled compiled docs
+.PHONY: demo test lint typecheck unit wheels test-wheels compiled docs
 
 $(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,8 @@ demo: $(CORE)
 	$(VENV)/bin/indexalg demo
 
 lint: $(DEV)
-	$(PY) -m ruff check indexalg indexalg_triton tests property_tests bench docs scripts
-	$(PY) -m ruff format --check indexalg indexalg_triton tests property_tests bench docs scripts
+	$(PY) -m ruff check indexalg indexalg_triton tests property_tests bench docs scripts setup.py
+	$(PY) -m ruff format --check indexalg indexalg_triton tests property_tests bench docs scripts setup.py
 
 typecheck: $(DEV)
 	$(PY) -m mypy
@@ -33,19 +33,35 @@ typecheck: $(DEV)
 unit: $(DEV)
 	$(PY) -m pytest -m "not slow"
 
-# The optional compiled build (mypyc; scripts/build_compiled.py) in build/compiled: the core
-# tests run against it too (the pure package, tested by `unit`, stays the reference).  The
-# build (minutes) is redone only when a hash of its sources (indexalg/, indexalg_triton/,
-# pyproject.toml, README.md, the script, the interpreter, mypy) differs from the last one's,
-# kept in build/compiled/.source-hash.
-test-compiled: $(DEV)
-	$(PY) scripts/build_compiled.py --out build/compiled --if-changed --test
+# The two wheels (setup.py), from one sdist: the compiled one (mypyc; what `pip install .`
+# builds where a C compiler is found) and the pure one (INDEXALG_PURE=1, py3-none-any), into
+# build/wheels/dist, each installed in a fresh environment (build/wheels/venv-compiled,
+# venv-pure).  Built with `python -m build --no-isolation`: this environment's setuptools and
+# the pinned mypy, nothing downloaded.  `--if-changed`: nothing is rebuilt when a hash of the
+# sources (indexalg/, indexalg_triton/, setup.py, pyproject.toml, README.md, the script, the
+# interpreter, mypy), kept in build/wheels/.source-hash, matches the last build's.
+wheels: $(DEV)
+	$(PY) scripts/wheels.py --out build/wheels
 
-# The compiled wheel: build/compiled/dist/indexalg-*.whl
+# Then the tests on each installed wheel (scripts/wheels.py, TESTS), run outside the checkout
+# so the installed indexalg is the one imported (tests/test_build_info.py checks it):
+# - the compiled wheel: the core tests (simplifier, analyses, procedures, prover, property
+#   suite, command line), the code the compiled modules run; not the companion, the Inductor
+#   plug-in, docs or packaging tests: pure-Python code around the core, tested by `unit`.
+# - the pure wheel: a smoke set (the build check, the CLI's golden files, the semantics): it
+#   holds the same files as the source tree, which `unit` tests in full, so only what
+#   installing can break is left to check.
+# On a 2-core machine: the compiled build about 4-6 minutes, the compiled wheel's tests
+# about 4-6, the pure wheel's under 2; `make test` as a whole well under 40 minutes.
+test-wheels: $(DEV)
+	$(PY) scripts/wheels.py --out build/wheels --if-changed --test
+
+# The compiled modules as an importable tree for the benchmarks' --compiled DIR:
+# build/compiled/src (scripts/build_compiled.py; the same modules as the compiled wheel).
 compiled: $(DEV)
-	$(PY) scripts/build_compiled.py --out build/compiled --wheel
+	$(PY) scripts/build_compiled.py --out build/compiled --if-changed
 
-test: lint typecheck unit test-compiled
+test: lint typecheck unit test-wheels
 
 # The two variables turn off the end-of-life banners that mkdocs-material and a plugin
 # print on every build (about 30 lines); every warning of the build itself still shows,

@@ -1,9 +1,12 @@
-"""Build the optional compiled indexalg: the hot pure modules compiled with mypyc.
+"""A compiled indexalg as a source tree: the modules of the compiled wheel, compiled in place.
 
-The pure-Python package stays the reference (the editable install, ``pip install indexalg``);
-this script never touches it.  It copies the source tree (``indexalg``, ``indexalg_triton``,
-``pyproject.toml``, ``README.md``) into ``OUT/src``, compiles :data:`MODULES` there with
-mypyc and leaves an importable tree::
+The wheels are built by ``setup.py`` (``python -m build``; ``make wheels``, tested by
+``make test-wheels``, see ``scripts/wheels.py``).  This script makes the same compiled modules
+(:data:`MODULES`, read from ``setup.py``) as an importable tree, for the benchmarks'
+``--compiled DIR`` (``python -m bench.simplify --compiled build/compiled/src``).  The editable
+install stays pure; this script never touches it.  It copies the source tree (``indexalg``,
+``indexalg_triton``, ``pyproject.toml``, ``README.md``) into ``OUT/src``, compiles
+:data:`MODULES` there with mypyc and leaves an importable tree::
 
     python scripts/build_compiled.py                 # -> build/compiled/src
     PYTHONPATH=build/compiled/src python -c "import indexalg"   # the compiled build
@@ -13,15 +16,10 @@ mypyc and leaves an importable tree::
 
 The wheel is the same distribution as the pure one (name, version, entry points, every pure
 module) with the compiled modules added as extension modules next to their ``.py`` sources;
-Python imports the extension first.  ``make test-compiled`` builds the tree and runs the core
-tests against it.
+Python imports the extension first.  ``make compiled`` builds the tree.
 
-What is compiled (:data:`MODULES`): the simplifier's hot path as the profile shows it
-(``python -m bench.simplify --profile``): node construction, polynomials, the interval,
-symbolic and decision analyses, the rewrite engine and the simplifier loop.  What is not, and
-why: the API layer (``indexalg/__init__.py``, ``analyzer.py``, ``ranges.py``, ``parse.py``) takes
-user values, and a compiled function checks its arguments' declared types on entry, so a bad
-argument would raise a plain ``TypeError`` there instead of indexalg's own error.
+What is compiled (:data:`MODULES`): what ``setup.py`` compiles (``compiled_modules``: the
+simplifier's hot path, every module of its folders but an exclusion list, which says why).
 
 What differs in the compiled build (nothing a test sees; the whole non-slow suite passes
 against it): compiled modules, their functions and the expression classes keep no docstrings
@@ -47,28 +45,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: The modules compiled, hottest first (``python -m bench.simplify --profile``).
-MODULES = (
-    "indexalg/expr.py",
-    "indexalg/poly.py",
-    "indexalg/analysis/interval.py",
-    "indexalg/analysis/context.py",
-    "indexalg/analysis/decide.py",
-    "indexalg/analysis/symbolic.py",
-    "indexalg/analysis/refine.py",
-    "indexalg/rewrite.py",
-    "indexalg/simplify.py",
-    "indexalg/analysis/infinity.py",
-    "indexalg/procedures/factor.py",
-    "indexalg/procedures/join.py",
-    "indexalg/procedures/divsum.py",
-)
+
+def _setup_modules() -> tuple[str, ...]:
+    """``setup.py``'s ``compiled_modules()`` (its ``main`` runs only as ``__main__``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("indexalg_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+    return tuple(setup.compiled_modules())
+
+
+#: The modules compiled: the compiled wheel's (``setup.py``).
+MODULES = _setup_modules()
 
 #: The compiled modules share one extension library, ``indexalg_compiled__mypyc`` (a top-level
 #: module: inside the package it would be taken for one of indexalg's modules).
 GROUP = "indexalg_compiled"
 
-#: The tests ``--test`` runs against the compiled build (``make test-compiled``): the
+#: The tests ``--test`` runs against the compiled tree: the
 #: simplifier, the analyses, node construction and its errors, the procedures, the prover and
 #: the property suite.  (The whole non-slow suite passes against it too.)
 CORE_TESTS = (

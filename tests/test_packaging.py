@@ -1,6 +1,12 @@
 """Packaging: the wheel and the sdist build, the sdist builds the wheel, and the wheel installed
 into a fresh virtual environment runs the quick start.
 
+The wheel built here is the pure one (``INDEXALG_PURE=1``, ``py3-none-any``): compiling takes
+minutes, and the compiled wheel is built, installed and tested by ``make test-wheels``
+(``scripts/wheels.py``).  What is checked here of the build script itself: the pure wheel's tag
+and build record, and the fallback: with no usable C compiler, ``setup.py`` warns and builds
+the pure wheel.
+
 Everything is offline.  The build uses the current environment's setuptools
 (``python -m build --no-isolation`` when the ``build`` package is installed, else, or with
 ``INDEXALG_TEST_BUILD_HOOKS=1``, setuptools' PEP 517 hooks called directly; both build the
@@ -134,7 +140,8 @@ def _build(src: Path, out: Path, *, use_build: bool) -> None:
             "os.chdir(os.path.join(out, sdist[:-len('.tar.gz')])); b.build_wheel(out)"
         )
         cmd = [sys.executable, "-c", hooks, str(out)]
-    done = subprocess.run(cmd, cwd=src, capture_output=True, text=True, timeout=600)
+    env = dict(os.environ, INDEXALG_PURE="1")
+    done = subprocess.run(cmd, cwd=src, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
@@ -210,6 +217,7 @@ class Member:
 WHEEL_MEMBERS = [
     Member("indexalg/__init__.py", True),
     Member("indexalg/py.typed", True),
+    Member("indexalg/_build.py", True),  # the build record (setup.py writes it)
     Member("indexalg/examples/inductor_indices.txt", True),  # the demo's input (package data)
     Member("indexalg/cli/__init__.py", True),
     Member("indexalg/rules/divmod.py", True),
@@ -227,6 +235,44 @@ def test_wheel_contents(built: Built, member: Member) -> None:
     assert (member.path in names) is member.wanted
 
 
+def test_wheel_is_the_pure_one(built: Built) -> None:
+    assert built.wheel.name == "indexalg-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(built.wheel) as whl:
+        names = whl.namelist()
+        record = whl.read("indexalg/_build.py").decode()
+    assert not [n for n in names if n.endswith((".so", ".pyd", ".c"))]
+    assert "KIND = 'pure'\n" in record
+    assert "REASON = 'wheel built with INDEXALG_PURE=1'\n" in record
+
+
+def test_without_a_c_compiler_the_build_warns_and_is_pure(built: Built, tmp_path: Path) -> None:
+    """The compiled wheel is the default; with no C compiler (``CC`` names none) setup.py
+    warns on stderr and builds the pure wheel, which records why."""
+    with tarfile.open(built.sdist) as sdist:
+        sdist.extractall(tmp_path, filter="data")
+    src = next(p for p in tmp_path.iterdir() if p.is_dir())
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "INDEXALG_PURE"}
+    env["CC"] = str(tmp_path / "no-such-cc")
+    hooks = "import sys, setuptools.build_meta as b; print(b.build_wheel(sys.argv[1]))"
+    done = subprocess.run(
+        [sys.executable, "-c", hooks, str(out)],
+        cwd=src,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.splitlines()[-1] == "indexalg-0.1.0-py3-none-any.whl"
+    assert "WARNING: indexalg: no C compiler" in done.stderr, done.stderr[-3000:]
+    assert "PURE-PYTHON wheel" in done.stderr
+    with zipfile.ZipFile(out / "indexalg-0.1.0-py3-none-any.whl") as whl:
+        record = whl.read("indexalg/_build.py").decode()
+    assert "REASON = 'wheel built without a C compiler'\n" in record
+
+
 def test_wheel_declares_both_commands(built: Built) -> None:
     with zipfile.ZipFile(built.wheel) as whl:
         entry = next(n for n in whl.namelist() if n.endswith(".dist-info/entry_points.txt"))
@@ -237,6 +283,7 @@ def test_wheel_declares_both_commands(built: Built) -> None:
 
 SDIST_MEMBERS = [
     "pyproject.toml",
+    "setup.py",
     "README.md",
     "indexalg/__init__.py",
     "indexalg/py.typed",
@@ -285,6 +332,14 @@ def test_fresh_environment_core_needs_nothing_else(fresh: Fresh, tmp_path: Path)
         fresh.bin("indexalg"), "simplify", "x // 64 % 8", "--range", "x=0..511", cwd=tmp_path
     )
     assert (done.returncode, done.stdout) == (0, "x // 64\n"), done.stderr
+
+
+def test_fresh_environment_says_which_build(fresh: Fresh, tmp_path: Path) -> None:
+    done = fresh.run(fresh.bin("indexalg"), "--version", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (
+        0,
+        "indexalg 0.1.0 (pure Python: wheel built with INDEXALG_PURE=1)\n",
+    ), done.stderr
 
 
 def test_fresh_environment_runs_the_demo(fresh: Fresh, tmp_path: Path) -> None:

@@ -113,9 +113,12 @@ def _load(name: str, module: str) -> Subcommand:
 
 
 def _version() -> str:
+    """``indexalg VERSION (BUILD)``: BUILD says whether the mypyc-compiled wheel or pure
+    Python runs (:func:`indexalg._build.describe`)."""
     from indexalg import __version__
+    from indexalg._build import describe
 
-    return f"indexalg {__version__}"
+    return f"indexalg {__version__} ({describe()})"
 
 
 class UsageError(Exception):
