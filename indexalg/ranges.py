@@ -48,7 +48,7 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
     by ``x2 + 3*y1``), which are assumptions the analyses use wherever that expression
     occurs.  The mapping itself holds the symbols only."""
 
-    __slots__ = ("_items", "_key", "_hash", "facts")
+    __slots__ = ("_items", "_key", "_hash", "facts", "bounds")
 
     def __init__(
         self,
@@ -58,6 +58,9 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         data = dict(items or {})
         ordered = sorted(data.items(), key=lambda kv: kv[0].payload)
         self._items: dict[Expr, tuple[Bound, Bound]] = dict(ordered)
+        #: symbol -> inclusive (lo, hi), the mapping's own table (read it, never write it):
+        #: what the analyses read, with no call into this module
+        self.bounds: dict[Expr, tuple[Bound, Bound]] = self._items
         fact_items = sorted((facts or {}).items(), key=lambda kv: str(kv[0]))
         #: expression -> inclusive (lo, hi): assumed at every point
         self.facts: dict[Expr, tuple[Bound, Bound]] = dict(fact_items)

@@ -14,6 +14,7 @@ import pkgutil
 import types
 import weakref
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -69,7 +70,7 @@ def _sizes() -> dict[str, int]:
 
 
 def _workload() -> None:
-    cases: list[tuple[str, dict[str, object]]] = [
+    cases: list[tuple[str, dict[Any, Any]]] = [
         ("x // 64 % 64 * 64 + x % 64", {"x": 4096}),
         ("x // s0 + x % s0", {"x": (0, "4*s0 - 1"), "s0": (1, None)}),
         ("Where(x < 4, x // 2, x % 3)", {"x": "s0 + 1", "s0": (1, 9)}),
@@ -77,10 +78,10 @@ def _workload() -> None:
         ("x + y", {ia.parse("x + y"): 15, "x": 8, "y": 8}),
     ]
     for text, spec in cases:
-        ranges = ia.as_ranges(spec)  # type: ignore[arg-type]
+        ranges = ia.as_ranges(spec)
         for r in (spec, ranges):
-            ia.simplify(text, r)  # type: ignore[arg-type]
-            ia.bounds(text, r)  # type: ignore[arg-type]
+            ia.simplify(text, r)
+            ia.bounds(text, r)
         ia.simplify_result(text, ranges)
         an = ia.Analyzer(ranges)
         with an.assume("x < 8"):

@@ -13,7 +13,7 @@ with :func:`owner`), not in a slot of the context: an analysis added needs no ch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num, finite
@@ -25,6 +25,7 @@ __all__ = [
     "Context",
     "QueryState",
     "Memos",
+    "OPEN",
     "owner",
     "context_for",
     "clear_contexts",
@@ -63,6 +64,9 @@ class Memos(dict[str, dict[Any, Any]]):
         return table
 
 
+#: the bounds of a symbol with no range
+OPEN: tuple[None, None] = (None, None)
+
 #: the symbols a point of an expression assigns (:meth:`Context.domain_of`)
 DOMAINS = owner("context.domains", 4096 - 1)
 #: the ranged symbols whose ranges are provably empty (:meth:`Context.empty_symbols`)
@@ -91,6 +95,7 @@ class Context:
 
     __slots__ = (
         "ranges",
+        "bounds",
         "size_symbols",
         "dependent",
         "eliminable",
@@ -104,11 +109,13 @@ class Context:
 
     def __init__(self, ranges: Ranges, query: QueryState | None = None) -> None:
         self.ranges = ranges
+        #: symbol -> inclusive (lo, hi): the ranges' own table, read as a dict
+        self.bounds: dict[Expr, tuple[Expr | None, Expr | None]] = ranges.bounds
         #: owner -> its memo table under these ranges (the analyses', the simplifier's)
         self.memos: Memos = Memos()
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
-        for sym, (lo, hi) in ranges.items():
+        for sym, (lo, hi) in self.bounds.items():
             for b in (lo, hi):
                 if b is None or (not b.args and type(b) is not Symbol):
                     continue
@@ -121,7 +128,7 @@ class Context:
         #: symbols whose range refers to other symbols: eliminated in symbolic bounds
         self.dependent: frozenset[Expr] = frozenset(dependent)
         #: symbols public bounds are not expressed in: every ranged symbol except sizes
-        self.eliminable: frozenset[Expr] = frozenset(s for s in ranges if s not in referenced)
+        self.eliminable: frozenset[Expr] = frozenset(s for s in self.bounds if s not in referenced)
         #: the re-entrancy state, shared with the contexts narrowed from this one
         self.query: QueryState = QueryState() if query is None else query
         #: expression -> inclusive (lo, hi) assumed at every point (ranges keyed by an
@@ -131,7 +138,7 @@ class Context:
         #: among their own: (fact, its terms, its terms negated)
         self.sum_facts: tuple[tuple[Expr, frozenset[Expr], frozenset[Expr]], ...] = tuple(
             (f, frozenset(f.args), frozenset(mul(-1, t) for t in f.args))
-            for f in ranges.facts
+            for f in self.facts
             if type(f) is Add and f.args
         )
         #: the symbols whose numeric bounds are being computed (a cycle through narrowed
@@ -160,6 +167,22 @@ class Context:
         child.parent = self
         return child
 
+    def closure(self, symbols: Iterable[Expr]) -> frozenset[Expr]:
+        """``symbols`` and, transitively, the symbols of their range bounds
+        (:meth:`indexalg.ranges.Ranges.closure`, read from :attr:`bounds`)."""
+        bounds = self.bounds
+        seen: set[Expr] = set()
+        stack = list(symbols)
+        while stack:
+            sym = stack.pop()
+            if sym in seen:
+                continue
+            seen.add(sym)
+            for b in bounds.get(sym, OPEN):
+                if b is not None:
+                    stack.extend(x for x in b.symbol_set if x not in seen)
+        return frozenset(seen)
+
     def domain_of(self, e: Expr) -> frozenset[Expr]:
         """The symbols a point of ``e`` assigns: those of ``e`` and, transitively, of the
         range bounds they depend on.  Only their ranges constrain ``e``'s points: a ranged
@@ -168,7 +191,7 @@ class Context:
         hit = table.get(e)
         if hit is not None:
             return hit
-        out = self.ranges.closure(e.symbol_set)
+        out = self.closure(e.symbol_set)
         if len(table) <= _LIMITS[DOMAINS]:
             table[e] = out
         return out
@@ -183,7 +206,7 @@ class Context:
             # on a side is never empty: only two-sided symbolic ranges need the analysis
             hit = table[None] = frozenset(
                 s
-                for s, (lo, hi) in self.ranges.items()
+                for s, (lo, hi) in self.bounds.items()
                 if lo is not None
                 and hi is not None
                 and (type(lo) is not Integer or type(hi) is not Integer)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from indexalg.analysis.context import Context, owner
+from indexalg.analysis.context import OPEN, Context, owner
 from indexalg.analysis.infinity import INF, NEG_INF, Infinity, Num
 from indexalg.expr import (
     Add,
@@ -206,7 +206,7 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     hit = table.get(sym)
     if hit is not None:
         return hit
-    lo_e, hi_e = ctx.ranges.get_bounds(sym)
+    lo_e, hi_e = ctx.bounds.get(sym, OPEN)
     if sym in ctx.busy:
         # a cycle through narrowed ranges (a branch bounded a symbol by another whose range
         # mentions it): the unnarrowed context's bounds still hold, narrowing only shrinks

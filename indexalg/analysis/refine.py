@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexalg.analysis.context import Context
+from indexalg.analysis.context import OPEN, Context
 from indexalg.analysis.decide import decide_in
 from indexalg.analysis.interval import interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
@@ -90,7 +90,7 @@ def refine(
 def range_is_empty(ctx: Context, sym: Expr) -> bool:
     """Proven: no value of ``sym`` lies in its range, whatever values the symbols its bounds
     mention take in theirs (numerically, then by the symbolic difference ``hi - lo``)."""
-    lo_e, hi_e = ctx.ranges.get_bounds(sym)
+    lo_e, hi_e = ctx.bounds.get(sym, OPEN)
     if lo_e is None or hi_e is None:
         return False
 
@@ -136,5 +136,5 @@ def empty_domain(e: Expr, ctx: Context) -> str | None:
     if not hit:
         return None
     sym = hit[0]
-    lo, hi = ctx.ranges[sym]
+    lo, hi = ctx.bounds[sym]
     return f"{sym} in [{lo}, {hi}] is empty"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from indexalg.analysis.context import Context, owner
+from indexalg.analysis.context import OPEN, Context, owner
 from indexalg.analysis.infinity import Infinity
 from indexalg.analysis.interval import interval
 from indexalg.expr import (
@@ -205,7 +205,7 @@ def _via_sum_fact(e: Expr, ctx: Context, side: Side) -> Expr | None:
 def _symbol(e: Expr, ctx: Context, side: Side) -> Expr | None:
     if e not in side.elim:
         return e
-    lo, hi = ctx.ranges.get_bounds(e)
+    lo, hi = ctx.bounds.get(e, OPEN)
     b = hi if side.upper else lo
     if b is None:
         return None
