@@ -54,7 +54,7 @@ from indexalg.expr import (
 )
 from indexalg.limits import DEFAULT_RLIMIT
 from indexalg.memo import clear_all
-from indexalg.parse import clear_parsed, parse
+from indexalg.parse import parse
 from indexalg.printing import text as _text  # noqa: F401  (installs str() of nodes)
 from indexalg.procedures import Procedure
 from indexalg.prove import TIERS, Proof
@@ -153,11 +153,10 @@ def prove(
 def clear_caches() -> None:
     """Forget every memo the library keeps between calls: every
     :class:`indexalg.memo.Memo` (analysis contexts with their tables, the simplification
-    and bounds results, range specs and bounds, ...: ``indexalg.memo.registered()`` lists
-    them) and the parser's memo of texts.  Results do not change; the next calls are cold.
-    The tables are bounded anyway; this returns their memory now."""
+    and bounds results, parsed texts, range specs and bounds, ...:
+    ``indexalg.memo.registered()`` lists them).  Results do not change; the next calls are
+    cold.  The tables are bounded anyway; this returns their memory now."""
     clear_all()
-    clear_parsed()
 
 
 def from_sympy(s: Any) -> Expr:

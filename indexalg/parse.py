@@ -51,6 +51,7 @@ from indexalg.expr import (
     symbols,
     true,
 )
+from indexalg.memo import Memo
 
 __all__ = ["parse", "clear_parsed"]
 
@@ -515,17 +516,14 @@ def parse(text: str) -> Expr:
         raise ExprTypeError(f"parse() takes a string, got {type(text).__name__}")
     out = _Parser(text).parse()
     if type(text) is str:
-        if len(_PARSED) >= _MAX_PARSED:
-            _PARSED.clear()
-        _PARSED[text] = out
+        _PARSED.put(text, out)
     return out
 
 
 #: text -> its expression (nodes are immutable and interned, so the memo is exact)
-_PARSED: dict[str, Expr] = {}
-_MAX_PARSED = 4096
+_PARSED: Memo[str, Expr] = Memo("parse.texts", 4096)
 
 
 def clear_parsed() -> None:
-    """Forget the memo of parsed texts."""
+    """Forget the memo of parsed texts (``ia.clear_caches()`` does it with every memo)."""
     _PARSED.clear()

@@ -29,8 +29,6 @@ NOT_MEMOS = {
     "indexalg.expr": "the node store: interning, weakly held (a node is not an answer)",
     "indexalg.simplify.driver._DEFAULT_PROCS": "derived once from the default procedures",
     "indexalg.simplify.driver._DEFAULT_INDEX": "derived once from the default rules",
-    "indexalg.parse._PARSED": "the parser's memo of texts, cleared by ia.clear_caches through "
-    "parse.clear_parsed (parse.py is to adopt indexalg.memo)",
 }
 
 _SIZED = (dict, list, set, weakref.WeakKeyDictionary, weakref.WeakValueDictionary)
@@ -109,13 +107,16 @@ def test_every_table_a_run_fills_is_a_registered_memo() -> None:
         f"miss them): {unregistered}"
     )
     memos = registered()
-    assert {"simplify.results", "analysis.contexts", "ranges.specs", "analyzer.bounds"} <= set(
-        memos
-    )
+    assert {
+        "simplify.results",
+        "analysis.contexts",
+        "ranges.specs",
+        "analyzer.bounds",
+        "parse.texts",
+    } <= set(memos)
     assert any(len(m) for m in memos.values())
     ia.clear_caches()
     assert {name: len(m) for name, m in registered().items() if len(m)} == {}
-    assert _sizes()["indexalg.parse._PARSED"] == 0
 
 
 def test_a_new_memo_is_cleared_by_clear_caches() -> None:

@@ -114,7 +114,7 @@ def test_clear_caches_empties_the_memos() -> None:
 def test_parse_memo_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     a = ia.parse("x // 64 % 8")
     assert ia.parse("x // 64 % 8") is a
-    monkeypatch.setattr(parse_mod, "_MAX_PARSED", 8)
+    monkeypatch.setattr(parse_mod._PARSED, "limit", 8)
     for k in range(40):
         assert str(ia.parse(f"x + {k}")) == (f"x + {k}" if k else "x")
         assert len(parse_mod._PARSED) <= 8
