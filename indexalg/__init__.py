@@ -61,10 +61,14 @@ from indexalg.prove import TIERS, Proof
 from indexalg.ranges import Ranges, RangesLike, as_ranges
 from indexalg.rules.base import Rule, RuleSet
 from indexalg.simplify import DEFAULT_STEP_LIMIT, SimplifyResult
+from indexalg.simplify.entry import expression as _expression
+from indexalg.simplify.entry import recorded as _recorded
+from indexalg.simplify.entry import run as _run
 
 __version__ = "0.1.0"
 
-# The module-level queries are thin wrappers over a fresh Analyzer (the facade); their
+# The module-level queries are thin wrappers: simplify over the simplifier's entry point
+# (what Analyzer.simplify calls too), the others over a fresh Analyzer (the facade); their
 # names shadow their implementation modules on purpose.
 
 
@@ -110,10 +114,13 @@ def simplify(
     the trace too (``stats=True`` / ``explain=True`` are its older spelling).  A repeated
     call is answered by the simplifier's result memo (read in one place,
     :func:`indexalg.simplify.entry.run`)."""
-    out: Expr | SimplifyResult = Analyzer(ranges).simplify(
-        e, rules=rules, procedures=procedures, step_limit=step_limit, stats=stats, explain=explain
+    r = as_ranges(ranges)  # read once, first (a bad range is reported before a bad e)
+    x = _expression(e)
+    record = stats or explain
+    out, result = _run(
+        x, r, None, rules=rules, procedures=procedures, record=record, step_limit=step_limit
     )
-    return out
+    return _recorded(result) if record else out
 
 
 def simplify_result(

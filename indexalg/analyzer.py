@@ -30,7 +30,7 @@ from indexalg.prove import TIERS, Proof, exact_bounds, prove
 from indexalg.ranges import Ranges, RangesLike, RangeSpec, as_ranges
 from indexalg.rules.base import Rule, RuleSet
 from indexalg.simplify.driver import DEFAULT_STEP_LIMIT, SimplifyResult
-from indexalg.simplify.entry import run
+from indexalg.simplify.entry import recorded, run
 
 __all__ = ["Analyzer", "MAX_BOUNDS"]
 
@@ -169,15 +169,17 @@ class Analyzer:
         """:meth:`simplify` with its record: ``.expr``, hits and attempts per rule and
         procedure, and the trace of rewrites in order."""
         x = _expr(e)
-        return run(
-            x,
-            self._ranges,
-            None,
-            rules=rules,
-            procedures=procedures,
-            record=True,
-            step_limit=step_limit,
-        )[1]
+        return recorded(
+            run(
+                x,
+                self._ranges,
+                None,
+                rules=rules,
+                procedures=procedures,
+                record=True,
+                step_limit=step_limit,
+            )[1]
+        )
 
     def prove(
         self, claim: Expr | str, *, rlimit: int = DEFAULT_RLIMIT, tiers: Iterable[str] = TIERS

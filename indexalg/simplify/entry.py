@@ -55,11 +55,12 @@ def run(
     procedures: Iterable[Procedure] | None = None,
     record: bool = False,
     step_limit: int = DEFAULT_STEP_LIMIT,
-) -> tuple[Expr, SimplifyResult]:
+) -> tuple[Expr, SimplifyResult | None]:
     """Simplify ``x`` under ``ranges``: the one place the result memo is read and written.
     With ``ctx`` None the shared context of ``ranges`` is taken and ``x`` checked to have
     points in it (on a memo miss only: a hit was checked when it was computed); a given
-    ``ctx`` (its ranges are ``ranges``) is used as it is."""
+    ``ctx`` (its ranges are ``ranges``) is used as it is.  The run's record comes second
+    (always with ``record``); None when the memo answered."""
     default = rules is None and procedures is None and not record
     memo = (
         default
@@ -69,7 +70,7 @@ def run(
     if memo:
         hit = RESULTS.get(ranges, x)
         if hit is not None:
-            return hit, SimplifyResult(expr=hit)
+            return hit, None
     if ctx is None:
         ctx = context_for(ranges)
         require_points(x, ctx)
@@ -107,7 +108,7 @@ def simplify_in(
     step_limit: int = DEFAULT_STEP_LIMIT,
 ) -> tuple[Expr, SimplifyResult]:
     """Simplify under an existing context, as it is (no check of its points)."""
-    return run(
+    out, result = run(
         e,
         ctx.ranges,
         ctx,
@@ -116,6 +117,13 @@ def simplify_in(
         record=record,
         step_limit=step_limit,
     )
+    return out, SimplifyResult(expr=out) if result is None else result
+
+
+def recorded(result: SimplifyResult | None) -> SimplifyResult:
+    """The record of a run made with ``record=True`` (the memo never answers those)."""
+    assert result is not None
+    return result
 
 
 def expression(e: object) -> Expr:
@@ -138,15 +146,17 @@ def simplify_result(
     """:func:`simplify` with its record: the result's ``.expr``, the hit and attempt counts
     per rule and procedure, and the trace of rewrites in order."""
     x = expression(e)
-    return run(
-        x,
-        as_ranges(ranges),
-        None,
-        rules=rules,
-        procedures=procedures,
-        record=True,
-        step_limit=step_limit,
-    )[1]
+    return recorded(
+        run(
+            x,
+            as_ranges(ranges),
+            None,
+            rules=rules,
+            procedures=procedures,
+            record=True,
+            step_limit=step_limit,
+        )[1]
+    )
 
 
 @overload
