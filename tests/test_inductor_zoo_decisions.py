@@ -108,3 +108,33 @@ def test_convnext_first_stage_view_at_least_as_good_as_stock(installed):
     stock = SizeVarAllocator._simplify_with_ranges.__wrapped_original__(sv, index, ranges)
     ours = sv.simplify_with_ranges(index, ranges)
     assert _is_view(sv, ours, (r0, r1)) or not _is_view(sv, stock, (r0, r1)), (ours, stock)
+
+
+def test_convnext_loops_merge_as_with_stock(installed):
+    """The GPU zoo (convnext_tiny, dynamic): the block's tensors are laid out over
+    ``[s77, s53//4, W, 96]`` with ``W = ((s53//4)**2) // (s53//4)`` as the shape environment
+    spells it.  The plug-in simplified the strides' ``W`` to ``s53//4``, so
+    ``_simplify_loops`` (which compares a stride times a size with the next stride
+    syntactically) could not merge the loops: ``x0 = xindex % ks0; x1 = xindex // ks0`` in 24
+    kernels, 53 -> 120 div/mod.  Size terms keep Inductor's spelling: the loops merge into one
+    as with stock."""
+    from torch._inductor.sizevars import SizeVarAllocator
+    from torch.utils._sympy.functions import FloorDiv
+
+    sv, _index, _ranges, _rvars, _c = _convnext_view()
+    s53, s77 = sorted(sv.shape_env.var_to_range, key=str)
+    d = [sympy.Symbol(f"d{i}", integer=True, nonnegative=True) for i in range(4)]
+    q = FloorDiv(s53, 4)
+    w = FloorDiv(q**2, q)
+    sizes = [s77, q, w, 96]
+    index = 96 * q * w * d[0] + 96 * w * d[1] + 96 * d[2] + d[3]
+    ranges = dict(zip(d, sizes))
+    stock = SizeVarAllocator._simplify_with_ranges.__wrapped_original__(sv, index, ranges)
+    ours = sv.simplify_with_ranges(index, ranges)
+
+    def loops(formula):
+        merged, _reindex, _prune = sv._simplify_loops_impl(d, sizes, [formula])
+        return len(merged)
+
+    assert loops(stock) == 1
+    assert loops(ours) == 1, ours

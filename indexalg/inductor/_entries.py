@@ -14,6 +14,7 @@ so the plug-in can make a call cheaper or its answer more precise, never fail it
 
 from __future__ import annotations
 
+import itertools
 import os
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -258,31 +259,99 @@ def _inductor_ranges(
             continue
         obj = _convert.symbol_for(name)
         spec[name] = _symbol_range(shape_env, obj, (0, None))
-    _canonical_sizes(spec)
     return spec
 
 
-def _canonical_sizes(spec: dict[Any, Any]) -> None:
-    """Each symbolic range size in the simplifier's canonical form under its size symbols'
-    ranges (``((s//4)*(s//4)) // (2*(s//4))`` -> ``s//8``), the form the index is simplified
-    into: a bound in another form is not matched against it (``ModularIndexing(r0, 1,
-    s77*(s//8)**2)`` kept under ``r0 < s77*(s//8)*(((s//4)*(s//4)) // (2*(s//4)))`` made
-    convnext's view a copy, tests/test_inductor_zoo_decisions.py)."""
-    for key, size in list(spec.items()):
-        if not isinstance(size, Expr) or type(size) in (Symbol, Integer):
-            continue
-        sub: dict[str, Any] = {sym.payload: spec.get(sym.payload) for sym in size.symbol_set}
-        if not all(isinstance(r, tuple) for r in sub.values()):
-            continue  # a loop variable in a size: left as it is
-        try:
-            out = ia.simplify(size, ia.as_ranges(sub))
-        except ia.IndexAlgError:
-            continue
-        if type(out) is Integer:
-            if out.payload < 1:
+#: one stand-in symbol per size term for the process (numbered by a counter that a clear
+#: does not reset, so that no two terms in one call share a name)
+_STAND_INS: dict[Expr, Expr] = {}
+_STAND_IN_COUNT = itertools.count()
+
+
+class _SizeSpelling:
+    """Inductor's spelling of the size terms of one call, kept through the simplifier.
+
+    Inductor carries a size in the form the shape environment built it, often not the
+    simplest (``((s53//4)**2) // (s53//4)``, which is ``s53//4``), and compares sizes and
+    strides syntactically: ``_simplify_loops`` merges two loops only where one's stride times
+    its size *is* the other's stride, so an index whose strides indexalg rewrote into the
+    simplest form no longer matches the loop sizes, and the kernel keeps a ``//`` and a ``%``
+    per merged loop (issue 24: convnext_tiny, dynamic, on the GPU: 53 -> 120 div/mod).  Each
+    maximal loop-free subterm of the loop sizes that is not in the simplifier's form is
+    therefore replaced,
+    in the index and in the ranges alike, by a symbol bounded by the term's bounds; the
+    answer is rewritten back.  Sound: the answer equals the index for every value of that
+    symbol in its bounds, so for the term's own value too."""
+
+    def __init__(self, loops: frozenset[str], spec: Mapping[Any, Any]) -> None:
+        self.loops = loops
+        self.sizes = ia.as_ranges(
+            {k: v for k, v in spec.items() if isinstance(k, str) and k not in loops}
+        )
+        #: the terms Inductor carries in its loop sizes: only those keep their spelling (a
+        #: term of the index alone is simplified: ``ModularIndexing(s, 1, 16)`` is ``s``
+        #: where ``s <= 10``)
+        self.carried = frozenset(
+            node for v in spec.values() if isinstance(v, Expr) for node in v.walk()
+        )
+        #: the symbol standing for each term replaced, and its bounds
+        self.back: dict[Expr, Expr] = {}
+        self.bounds: dict[str, tuple[int | None, int | None]] = {}
+        self._memo: dict[Expr, Expr] = {}
+
+    def freeze(self, e: Expr) -> Expr:
+        table: dict[Expr, Expr] = {}
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if node in table or not node.args or not node.symbol_set:
                 continue
-            out = out.payload
-        spec[key] = out
+            if type(node) in (Add, Mul) or any(s.payload in self.loops for s in node.symbol_set):
+                stack.extend(node.args)
+                continue
+            if node not in self.carried:
+                continue
+            stand_in = self._stand_in(node)
+            if stand_in is not None:
+                table[node] = stand_in
+        return e.subs(table) if table else e
+
+    def _stand_in(self, term: Expr) -> Expr | None:
+        hit = self._memo.get(term)
+        if hit is None:
+            try:
+                canonical = ia.simplify(term, self.sizes) is term
+                lo, hi = ia.bounds(term, self.sizes)
+            except ia.IndexAlgError:
+                canonical, lo, hi = True, None, None
+            if canonical:
+                self._memo[term] = term
+                return None
+            name = _STAND_INS.get(term)
+            if name is None:
+                if len(_STAND_INS) >= _convert.MEMO_LIMIT:
+                    _STAND_INS.clear()
+                name = _STAND_INS[term] = Symbol(f"ia_size{next(_STAND_IN_COUNT)}")
+            self.back[name] = term
+            self.bounds[name.payload] = (
+                lo if type(lo) is int else None,
+                hi if type(hi) is int else None,
+            )
+            hit = self._memo[term] = name
+        return None if hit is term else hit
+
+    def ranges(self, spec: Mapping[Any, Any]) -> Ranges:
+        """``spec`` with its size terms replaced, and the bounds of every stand-in."""
+        out: dict[Any, Any] = {}
+        for k, v in spec.items():
+            out[self.freeze(k) if isinstance(k, Expr) else k] = (
+                self.freeze(v) if isinstance(v, Expr) else v
+            )
+        out.update(self.bounds)
+        return ia.as_ranges(out)
+
+    def thaw(self, e: Expr) -> Expr:
+        return e.subs(self.back) if self.back else e
 
 
 def _apply_replacements(replacements: Mapping[Any, Any] | None, e: Expr) -> Expr:
@@ -373,12 +442,14 @@ def _divmod_weight(e: Expr, loops: frozenset[str]) -> tuple[int, int]:
 
 
 #: per shape environment (held weakly: a new ShapeEnv at a freed one's address must not
-#: find its ranges), (var_ranges, symbols) -> Ranges; ``None`` for an allocator without one
-_RANGES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Ranges]] = weakref.WeakKeyDictionary()
-_RANGES_NO_ENV: dict[tuple[Any, ...], Ranges] = {}
+#: find its ranges), (var_ranges, symbols) -> [its _SizeSpelling, the range spec, the
+#: Ranges with the stand-ins bounded, how many stand-ins those bound]
+_RANGES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[Any]]]
+_RANGES = weakref.WeakKeyDictionary()
+_RANGES_NO_ENV: dict[tuple[Any, ...], list[Any]] = {}
 
 
-def _ranges_memo(shape_env: Any) -> dict[tuple[Any, ...], Ranges] | None:
+def _ranges_memo(shape_env: Any) -> dict[tuple[Any, ...], list[Any]] | None:
     """The ranges memo of one shape environment (None when it cannot be held weakly)."""
     if shape_env is None:
         return _RANGES_NO_ENV
@@ -396,27 +467,33 @@ def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges:
     e0 = _convert.to_ia(expr)
     e = _apply_replacements(getattr(self, "replacements", None), e0)
     shape_env = getattr(self, "shape_env", None)
+    loops = frozenset(k.payload for k in map(_convert.to_ia, var_ranges) if type(k) is Symbol)
     # the ranges of one loop nest serve all its indices; a size symbol's range read from
     # the shape environment once is at worst wider than its current one (ranges narrow)
     memo = _ranges_memo(shape_env)
     key = (tuple(var_ranges.items()), e.symbol_set)
-    ranges = None if memo is None else memo.get(key)
-    if ranges is None:
+    hit = None if memo is None else memo.get(key)
+    if hit is None:
         spec = _inductor_ranges(st, shape_env, e, var_ranges)
-        ranges = ia.as_ranges(spec)
+        spelling = _SizeSpelling(loops, spec)
+        hit = [spelling, spec, spelling.ranges(spec), len(spelling.bounds)]
         if memo is not None:
             if len(memo) >= _convert.MEMO_LIMIT:
                 memo.clear()
-            memo[key] = ranges
+            memo[key] = hit
+    spelling = hit[0]
+    frozen = spelling.freeze(e)
+    if len(spelling.bounds) != hit[3]:  # a stand-in the ranges lack: bound it there too
+        hit[2], hit[3] = spelling.ranges(hit[1]), len(spelling.bounds)
+    ranges = hit[2]
     st.convert_seconds += clock() - t0
-    out = ia.simplify(e, ranges)
+    out = spelling.thaw(ia.simplify(frozen, ranges))
     # Inductor's own answer is never the input as given but SizeVarAllocator.simplify's
     # expanded form of it (s0*(2*q1 + 1) -> 2*q1*s0 + s0), which its stride and tiling
     # analyses read: indexalg's node is that form, so it is built even when unchanged
     unsafe = _check_printable(out, e0, ranges)
     if out is e0 and not unsafe and _convert.is_faithful(expr):
         return expr
-    loops = frozenset(k.payload for k in map(_convert.to_ia, var_ranges) if type(k) is Symbol)
     if _divmod_weight(out, loops) > _divmod_weight(e0, loops):
         # indexalg's canonical form can drop a Max(1, size) and distribute the size over a
         # sum (s*(a + b) -> a*s + b*s): Inductor lifts a size under Max into one kernel
@@ -786,6 +863,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
 def clear_memos() -> None:
     _axioms.clear()
     _RANGES.clear()
+    _STAND_INS.clear()
     _RANGES_NO_ENV.clear()
     _STRIDES.clear()
     _CLAIMS.clear()
