@@ -428,9 +428,9 @@ def part_models(
 
 
 def _close_model(got: Any, eager: Any, xs: Sequence[Any], m: Any) -> bool:
-    from indexalg_triton.runtime import compare
+    from indexalg_triton.runtime import compare, reference64
 
-    ref64 = m.fn(*[x.double() if x.dtype.is_floating_point else x for x in xs])
+    ref64 = reference64(m.fn, xs)
     gots = list(got) if isinstance(got, (tuple, list)) else [got]
     eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
     refs = list(ref64) if isinstance(ref64, (tuple, list)) else [ref64]
@@ -525,9 +525,9 @@ def _has_config(iconfig: Any, dotted: str) -> bool:
 
 def _close(got: Any, eager: Any, xs: Sequence[Any], w: Any) -> bool:
     """The tolerances indexalg's kernels are held to (indexalg_triton.runtime.compare)."""
-    from indexalg_triton.runtime import compare
+    from indexalg_triton.runtime import compare, reference64
 
-    ref64 = w.fn(*[x.double() if x.dtype.is_floating_point else x for x in xs])
+    ref64 = reference64(w.fn, xs)
     return compare(got, ref64, eager, reduction=w.reduction).ok
 
 
