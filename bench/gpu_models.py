@@ -272,6 +272,30 @@ def transpose_last2_add(x: Any) -> Any:
     return x.transpose(-1, -2) + 1
 
 
+def rmsnorm_bf16_cast(x: Any, w: Any) -> Any:
+    """RMSNorm as model code often writes it (issue 25): the cast names ``torch.bfloat16``, so
+    the float64 reference would round there too unless the verifier strips the cast
+    (:func:`indexalg_triton.runtime.reference64`)."""
+    import torch
+
+    h = x.float()
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+    return h.to(torch.bfloat16) * w
+
+
+def embedding_scaled(table: Any, idx: Any) -> Any:
+    """An embedding gather by indexing, scaled (Gemma-style ``* sqrt(hidden)``)."""
+    return table[idx] * 45.25
+
+
+def col_sum_tall(x: Any) -> Any:
+    return x.sum(0)
+
+
+def transpose12_add(t: Any) -> Any:
+    return t.transpose(1, 2) + 1.0
+
+
 def _mask(size: str, dev: str, gen: Any) -> list[Any]:
     import torch
 
@@ -334,6 +358,14 @@ def _embedding(size: str, dev: str, gen: Any) -> list[Any]:
     v, d, n = (50, 16, 13) if size == "small" else (32000, 4096, 65536)
     w = torch.randn((v, d), generator=gen, device=dev).to(torch.bfloat16)
     return [w, torch.randint(0, v, (n,), generator=gen, device=dev)]
+
+
+def _embedding_llama3(size: str, dev: str, gen: Any) -> list[Any]:
+    import torch
+
+    v, d, idx = (50, 16, (3, 5)) if size == "small" else (128256, 2048, (16, 4096))
+    w = torch.randn((v, d), generator=gen, device=dev).to(torch.bfloat16)
+    return [w, torch.randint(0, v, idx, generator=gen, device=dev)]
 
 
 def _embedding_bytes(xs: Sequence[Any], out: Any) -> int:
@@ -439,6 +471,16 @@ MODELS: dict[str, Model] = {
         ),
         Model("col_mean", col_mean, _f(((40, 9), (16384, 16384)), dtype=BF16), reduction=True),
         Model("transpose_last2_add", transpose_last2_add, _f(((3, 20, 24), (64, 2048, 2048)))),
+        # issue 25's functions from model code (the large sizes are the issue's)
+        Model(
+            "rmsnorm_5120",
+            rmsnorm_bf16_cast,
+            _f(((3, 5120), (32768, 5120)), ((5120,), (5120,)), dtype=BF16),
+            reduction=True,
+        ),
+        Model("embedding_scaled", embedding_scaled, _embedding_llama3, moved=_embedding_bytes),
+        Model("col_sum_tall", col_sum_tall, _f(((70, 12), (65536, 768))), reduction=True),
+        Model("transpose12_add", transpose12_add, _f(((3, 20, 24), (96, 384, 384)))),
     ]
 }
 
