@@ -98,11 +98,24 @@ def source_hash() -> str:
     return h.hexdigest()
 
 
-def run(cmd: list[str | Path], cwd: Path, env: dict[str, str] | None = None) -> float:
-    """Run ``cmd`` in ``cwd``; its wall time in seconds (exits on failure)."""
-    print("+", " ".join(map(str, cmd)), flush=True)
+def run(
+    cmd: list[str | Path], cwd: Path, env: dict[str, str] | None = None, log: Path | None = None
+) -> float:
+    """Run ``cmd`` in ``cwd``; its wall time in seconds (exits on failure).  With ``log``,
+    its output goes there (thousands of compiler lines for a build), and only its warnings
+    and, on failure, its last lines are printed."""
+    print("+", " ".join(map(str, cmd)), *([f"> {log}"] if log else []), flush=True)
     t0 = time.perf_counter()
-    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, check=False)
+    if log is None:
+        done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, check=False)
+    else:
+        with log.open("w", encoding="utf-8") as f:
+            done = subprocess.run(
+                [str(c) for c in cmd], cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT
+            )
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+        shown = lines[-60:] if done.returncode else [x for x in lines if "WARNING" in x]
+        print("\n".join(shown), flush=True)
     if done.returncode:
         sys.exit(f"wheels: {Path(str(cmd[0])).name} ... failed (exit {done.returncode})")
     return time.perf_counter() - t0
@@ -128,10 +141,14 @@ def build(dist: Path) -> dict[str, float]:
     """The sdist, then the compiled and the pure wheel from it, into ``dist``."""
     if dist.exists():
         shutil.rmtree(dist)
+    dist.mkdir(parents=True)
     py = sys.executable
     times = {}
     times["sdist + compiled wheel"] = run(
-        [py, "-m", "build", "--no-isolation", "--outdir", dist, ROOT], ROOT, clean_env()
+        [py, "-m", "build", "--no-isolation", "--outdir", dist, ROOT],
+        ROOT,
+        clean_env(),
+        log=dist.parent / "build-compiled.log",
     )
     sdists = sorted(dist.glob("indexalg-*.tar.gz"))
     if len(sdists) != 1 or wheel_of(dist, "compiled") is None:
@@ -140,6 +157,7 @@ def build(dist: Path) -> dict[str, float]:
         [py, "-m", "build", "--no-isolation", "--wheel", "--outdir", dist, sdists[0]],
         dist,
         clean_env(INDEXALG_PURE="1"),
+        log=dist.parent / "build-pure.log",
     )
     if wheel_of(dist, "pure") is None:
         sys.exit(f"wheels: no pure wheel was built: {sorted(p.name for p in dist.iterdir())}")
