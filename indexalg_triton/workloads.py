@@ -26,6 +26,7 @@ index_select gathers, not the whole table), every output element once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 from indexalg_triton.errors import ConfigError
 from indexalg_triton.frontend import from_torch
 
-__all__ = ["WORKLOADS", "Workload", "get"]
+__all__ = ["CPU_TRACE_BYTES", "WORKLOADS", "Workload", "get"]
 
 
 def transpose_add(a: Any, b: Any) -> Any:
@@ -82,6 +83,10 @@ def index_select(x: Any, idx: Any) -> Any:
 
     return torch.index_select(x, 0, idx)
 
+
+#: Workload inputs up to this many bytes in all are traced on the CPU, larger ones on the
+#: ``meta`` device (:meth:`Workload.example_inputs`).
+CPU_TRACE_BYTES = 1 << 26
 
 # (kind, shape) per argument: kind "f32" normal floats, "u8" random bytes, "idx:N" indices
 # in [0, N)
@@ -133,17 +138,22 @@ class Workload:
                 raise ConfigError(f"unknown argument kind {kind}")
         return out
 
-    def example_inputs(self, size: str = "small") -> list[Any]:
-        """Inputs on torch's ``meta`` device: shapes, strides and dtypes only (what
-        :func:`~indexalg_triton.frontend.from_torch` needs), no memory."""
+    def example_inputs(self, size: str = "small", device: str | None = None) -> list[Any]:
+        """Inputs of the right shapes, strides and dtypes (what
+        :func:`~indexalg_triton.frontend.from_torch` reads), zeros.  ``device`` None: the CPU
+        for inputs of at most :data:`CPU_TRACE_BYTES` in all, else torch's ``meta`` device (no
+        memory).  On ``meta``, torch 2.13 runs elementwise ops through its Python references,
+        whose type-promotion wrapper imports ``torch._dynamo`` (2.5 s) on first use; on the
+        CPU the C++ kernels run, and a small workload's inputs are a few KiB."""
         import torch
 
         self.check_size(size)
         dtypes = {"f32": torch.float32, "u8": torch.uint8}
-        return [
-            torch.empty(shape, dtype=dtypes.get(kind, torch.int64), device="meta")
-            for kind, shape in self.sizes[size]
-        ]
+        args = [(shape, dtypes.get(kind, torch.int64)) for kind, shape in self.sizes[size]]
+        if device is None:
+            nbytes = sum(math.prod(shape) * d.itemsize for shape, d in args)
+            device = "cpu" if nbytes <= CPU_TRACE_BYTES else "meta"
+        return [torch.zeros(shape, dtype=d, device=device) for shape, d in args]
 
     def spec(self, size: str = "small") -> Any:
         """The kernel spec of this workload at ``size`` (traced from :attr:`fn`)."""

@@ -1,7 +1,8 @@
 """``from_torch(fn, *example_inputs)``: a torch function traced with torch.fx into a spec.
 
-The function is traced to ATen ops with ``make_fx`` on the example inputs; each call node
-goes through the converter registered for its op (:func:`converts`, in
+The function is traced to ATen ops on the example inputs (the graph ``make_fx`` records, by a
+dispatch mode that needs no ``torch._dynamo``: :mod:`~indexalg_triton.frontend.capture`); each
+call node goes through the converter registered for its op (:func:`converts`, in
 :mod:`~indexalg_triton.frontend.registry`; :func:`supported_ops` lists them) and becomes a
 *lazy tensor* (:class:`~indexalg_triton.frontend.lazy.Lazy`): a shape, a dtype and a rule
 that, given coordinates (index expressions over the kernel's loop variables), emits the ops

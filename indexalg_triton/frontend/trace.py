@@ -1,4 +1,5 @@
-"""Tracing: ``make_fx`` on the example inputs, then each call node of the graph through the
+"""Tracing: the ATen graph the function runs on the example inputs (what ``make_fx`` records:
+:func:`~indexalg_triton.frontend.capture.capture`), then each call node of the graph through the
 converter registered for its op (:mod:`~indexalg_triton.frontend.registry`), then the
 kernel's loops and stores (:func:`from_torch`)."""
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from indexalg.expr import Expr, Symbol, add, integer, mul
 from indexalg_triton.errors import FrontendError, UnsupportedOp
+from indexalg_triton.frontend.capture import capture
 from indexalg_triton.frontend.lazy import (
     Coords,
     Lazy,
@@ -43,15 +45,14 @@ def from_torch(
     if layout not in ("torch", "contiguous"):
         raise FrontendError(f"from_torch: layout must be 'torch' or 'contiguous', not {layout!r}")
     import torch
-    from torch.fx.experimental.proxy_tensor import make_fx
 
     kname = str(name or getattr(fn, "__name__", None) or "kernel")
     if not kname.isidentifier():
         kname = "kernel"
-    gm = make_fx(fn)(*example_inputs)
+    graph = capture(fn, example_inputs)
     tr = Tracer(kname)
     env: dict[str, Any] = {}
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     bufs: list[tuple[str, View]] = []
     for i, (node, t) in enumerate(zip(placeholders, example_inputs)):
         if not isinstance(t, torch.Tensor):
@@ -61,7 +62,7 @@ def from_torch(
         bufs.append((name_i, view))
         env[node.name] = _input(tr, name_i, tuple(t.shape), list(t.stride()), dtype_name(t.dtype))
     result: Any = None
-    for node in gm.graph.nodes:
+    for node in graph.nodes:
         if node.op == "placeholder":
             continue
         if node.op == "output":
