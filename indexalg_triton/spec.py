@@ -93,19 +93,24 @@ class Elementwise:
     ``arity``: its operands.  ``family``: ``arith`` and ``math`` compute in floating point
     for float results (16-bit operands widened to float32; the front end converts integer
     operands of ``math`` kinds first), ``compare`` gives a bool, ``integer`` takes integers
-    only, ``logic`` is ``not``, ``select`` is ``where``, ``cast`` is a conversion.
-    ``triton``: its Triton form, a format over the operands' text (empty where the code
-    generator writes it itself: ``where``, ``cast``).  ``torch``: the torch ops the front end
-    converts to exactly this kind (by the registry's names, ``aten.add``)."""
+    only, ``logic`` is ``not``, ``select`` is ``where`` (its result the promotion of its last
+    two operands), ``cast`` is a conversion (to the dtype given).  ``triton``: its Triton
+    form, a format over the operands' text (empty where the code generator writes it itself:
+    ``where``, ``cast``).  ``torch``: the torch ops the front end converts to exactly this
+    kind (by the registry's names, ``aten.add``).  ``helper``: the ``@triton.jit`` helper
+    its Triton form calls (:data:`indexalg_triton.codegen.helpers.HELPERS`).  ``true_div``:
+    integer operands give a float32 result (torch's true division)."""
 
     arity: int
     family: str
     triton: str = ""
     torch: tuple[str, ...] = ()
+    helper: str = ""
+    true_div: bool = False
 
 
-def _math(kind: str, triton: str) -> Elementwise:
-    return Elementwise(1, "math", triton, (f"aten.{kind}",))
+def _math(kind: str, triton: str, helper: str = "") -> Elementwise:
+    return Elementwise(1, "math", triton, (f"aten.{kind}",), helper)
 
 
 #: The elementwise kinds (see :class:`Elementwise`).
@@ -113,7 +118,7 @@ ELEMENTWISE: dict[str, Elementwise] = {
     "add": Elementwise(2, "arith", "{0} + {1}", ("aten.add",)),
     "sub": Elementwise(2, "arith", "{0} - {1}", ("aten.sub",)),
     "mul": Elementwise(2, "arith", "{0} * {1}", ("aten.mul",)),
-    "truediv": Elementwise(2, "arith", "{0} / {1}", ("aten.div",)),
+    "truediv": Elementwise(2, "arith", "{0} / {1}", ("aten.div",), true_div=True),
     "neg": Elementwise(1, "arith", "-{0}", ("aten.neg",)),
     "abs": Elementwise(1, "arith", "tl.abs({0})", ("aten.abs",)),
     "maximum": Elementwise(2, "arith", "tl.maximum({0}, {1})", ("aten.maximum",)),
@@ -137,7 +142,7 @@ ELEMENTWISE: dict[str, Elementwise] = {
     # tanh is the helper ``ia_tanh``).
     "exp": _math("exp", "tl.exp({0})"),
     "sigmoid": _math("sigmoid", "1.0 / (1.0 + tl.exp(-{0}))"),
-    "tanh": _math("tanh", "ia_tanh({0})"),
+    "tanh": _math("tanh", "ia_tanh({0})", "ia_tanh"),
     "erf": _math("erf", "tl.erf({0})"),
     "rsqrt": _math("rsqrt", "tl.rsqrt({0})"),
     "sqrt": _math("sqrt", "tl.sqrt({0})"),
@@ -155,8 +160,6 @@ def _family(name: str) -> frozenset[str]:
 
 #: Elementwise kinds of float math (a float result; 16-bit floats in float32).
 FLOAT_MATH = _family("math")
-_COMPARISONS = _family("compare")
-_INTEGER_ONLY = _family("integer")
 #: Reduction kinds.
 REDUCTIONS = ("sum", "max")
 #: Multi-output kinds and the suffixes of their results (each a reduction over the loop).
@@ -708,28 +711,29 @@ class SpecBuilder:
     def op(self, kind: str, *args: Operand, dtype: str | None = None) -> str:
         """An elementwise op; ``dtype`` defaults to torch's promotion of the value operands
         (bool for comparisons; the target for ``cast``, which needs ``dtype``)."""
-        if kind not in ELEMENTWISE:
+        row = ELEMENTWISE.get(kind)
+        if row is None:
             raise SpecError(f"unknown elementwise op {kind!r}")
         for a in args:
             if isinstance(a, str) and a not in self._dtypes:
                 raise SpecError(f"{kind} uses the undefined value {a!r}")
         if dtype is None:
-            if kind == "cast":
-                raise SpecError("cast needs a dtype")
-            if kind in _COMPARISONS:
+            if row.family == "cast":
+                raise SpecError(f"{kind} needs a dtype")
+            if row.family == "compare":
                 dtype = "bool"
             else:
                 vals = [
                     self._dtypes[a]
-                    for a in (args[1:] if kind == "where" else args)
+                    for a in (args[1:] if row.family == "select" else args)
                     if isinstance(a, str)
                 ]
                 if not vals:
                     raise SpecError(f"{kind} needs at least one value operand")
                 dtype = promote(vals)
-                if kind == "truediv" and not is_float(dtype):
+                if row.true_div and not is_float(dtype):
                     dtype = "float32"
-        if kind in _INTEGER_ONLY and is_float(dtype):
+        if row.family == "integer" and is_float(dtype):
             raise ExprTypeError(f"{kind} needs integer operands, got {dtype}")
         key = (kind, tuple((type(a).__name__, a) for a in args), dtype)
         d = dtype

@@ -6,7 +6,7 @@ combine functions in every reduction kernel); the reasons each exists are on it.
 
 from __future__ import annotations
 
-__all__ = ["COMBINE", "ROUND_BF16", "TANH"]
+__all__ = ["COMBINE", "HELPERS", "ROUND_BF16", "TANH"]
 
 
 #: Combine functions of the reductions, defined in the kernel's own module (``tl.sum`` and
@@ -51,3 +51,8 @@ def ia_round_bf16(x):
     b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
     return tl.where(x != x, x, b.to(tl.float32, bitcast=True))
 """
+
+
+#: The helpers by name: those the spec's elementwise table names (its ``helper`` field) and
+#: the bfloat16 rounding of casts.
+HELPERS = {"ia_tanh": TANH, "ia_round_bf16": ROUND_BF16}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from indexalg.decisions import dtype_range
-from indexalg_triton.codegen.helpers import ROUND_BF16, TANH
+from indexalg_triton.codegen.helpers import HELPERS
 from indexalg_triton.codegen.writer import KernelWriter
 from indexalg_triton.errors import SpecError
 from indexalg_triton.spec import ELEMENTWISE, ElementwiseOp, Operand, Reduction, is_float
@@ -42,8 +42,6 @@ TL_DTYPE = {
 }
 #: Kinds computed in float32 for 16-bit float results.
 _FLOAT_ARITH = frozenset(k for k, e in ELEMENTWISE.items() if e.family in ("arith", "math"))
-#: The jit helpers some Triton forms call.
-_HELPERS = {"tanh": ("ia_tanh", TANH)}
 _HALF = ("float16", "bfloat16")
 
 
@@ -67,31 +65,32 @@ def operand(w: KernelWriter, a: Operand, want_float: bool) -> str:
 
 def elementwise(w: KernelWriter, o: ElementwiseOp) -> str:
     """The right-hand side of an elementwise op (a cast included)."""
-    if o.kind == "cast":
+    row = ELEMENTWISE[o.kind]  # the spec's table; the spec validates kinds
+    if row.family == "cast":
         return _cast(w, o)
     fl = o.kind in _FLOAT_ARITH and is_float(o.dtype)
     args = [operand(w, a, fl) for a in o.args]
-    k = o.kind
-    if k == "where":
+    if row.family == "select":
         regs = {w.reg[a] for a in o.args[1:] if isinstance(a, str)}
         if len(regs) > 1 and is_float(o.dtype):
             args = [args[0]] + [operand(w, a, True) for a in o.args[1:]]
         text = f"tl.where({args[0]}, {args[1]}, {args[2]})"
-    elif ELEMENTWISE[k].triton:  # the spec's table; the spec validates kinds
-        if k in _HELPERS:
-            w.helpers.setdefault(*_HELPERS[k])
-        text = ELEMENTWISE[k].triton.format(*args)
+    elif row.triton:
+        if row.helper:
+            w.helpers.setdefault(row.helper, HELPERS[row.helper])
+        text = row.triton.format(*args)
     else:  # pragma: no cover - every other kind has a Triton form in the table
-        raise SpecError(f"no Triton form for {k}")
+        raise SpecError(f"no Triton form for {o.kind}")
     w.reg[o.name] = _result_register(w, o)
     return text
 
 
 def _result_register(w: KernelWriter, o: ElementwiseOp) -> str:
     """16-bit results stay in float32; a ``where`` of two equal registers keeps theirs."""
-    if o.dtype in _HALF and o.kind != "where":
+    select = ELEMENTWISE[o.kind].family == "select"
+    if o.dtype in _HALF and not select:
         return "float32"
-    if o.kind == "where" and o.dtype in _HALF:
+    if select and o.dtype in _HALF:
         regs = [w.reg[a] for a in o.args[1:] if isinstance(a, str)]
         return regs[0] if regs and all(r == regs[0] for r in regs) else "float32"
     return o.dtype
@@ -108,7 +107,7 @@ def _cast(w: KernelWriter, o: ElementwiseOp) -> str:
         # a value rounded to bfloat16 and kept in float32 (the next op computes in
         # float32 anyway): round-to-nearest-even by bits, as torch and the GPU round
         # (Triton's interpreter truncates a float32 -> bfloat16 conversion)
-        w.helpers.setdefault("ia_round_bf16", ROUND_BF16)
+        w.helpers.setdefault("ia_round_bf16", HELPERS["ia_round_bf16"])
         w.reg[o.name] = "float32"
         return f"ia_round_bf16({arg})"
     elif o.dtype in _HALF and not is_float(src_reg):

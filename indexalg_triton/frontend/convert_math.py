@@ -44,7 +44,7 @@ def binary(c: Call) -> Lazy:
     kind = KINDS[c.op]
     if ELEMENTWISE[kind].family == "compare":
         return tr.elementwise(kind, [x, y], "bool")
-    if kind == "truediv":
+    if ELEMENTWISE[kind].true_div:  # integer operands divide as floats
         x, y = tr.cast_any(x, dtype), tr.cast_any(y, dtype)
     return tr.elementwise(kind, [x, y], dtype)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from indexalg_triton.codegen import generate
+from indexalg_triton.codegen.helpers import HELPERS
 from indexalg_triton.errors import SpecError
 from indexalg_triton.frontend.convert_math import KINDS
 from indexalg_triton.frontend.registry import CONVERTERS
@@ -26,6 +27,8 @@ def test_every_row_is_well_formed() -> None:
         else:
             assert kind in ("where", "cast"), kind
     assert {k for k, e in ELEMENTWISE.items() if e.family == "math"} == FLOAT_MATH
+    for kind, e in ELEMENTWISE.items():  # a helper a Triton form calls is one codegen has
+        assert (e.helper in HELPERS and f"{e.helper}(" in e.triton) if e.helper else True, kind
 
 
 def test_every_torch_name_converts_to_its_kind() -> None:
