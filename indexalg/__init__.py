@@ -114,13 +114,16 @@ def simplify(
     the trace too (``stats=True`` / ``explain=True`` are its older spelling).  A repeated
     call is answered by the simplifier's result memo (read in one place,
     :func:`indexalg.simplify.entry.run`)."""
-    r = as_ranges(ranges)  # read once, first (a bad range is reported before a bad e)
-    x = _expression(e)
-    record = stats or explain
-    out, result = _run(
-        x, r, None, rules=rules, procedures=procedures, record=record, step_limit=step_limit
-    )
-    return _recorded(result) if record else out
+    # the ranges read once, first (a bad range is reported before a bad e)
+    r = ranges if type(ranges) is Ranges else as_ranges(ranges)
+    x = e if isinstance(e, Expr) else _expression(e)
+    if stats or explain:
+        return _recorded(
+            _run(
+                x, r, None, rules=rules, procedures=procedures, record=True, step_limit=step_limit
+            )[1]
+        )
+    return _run(x, r, None, rules=rules, procedures=procedures, step_limit=step_limit)[0]
 
 
 def simplify_result(

@@ -68,7 +68,8 @@ def run(
         and (ctx is None or (ctx.parent is None and not ctx.query.where_depth))
     )
     if memo:
-        hit = RESULTS.get(ranges, x)
+        inner = RESULTS.groups.get(ranges)  # RESULTS.get, inlined: the warm path's cost
+        hit = None if inner is None else inner.get(x)
         if hit is not None:
             return hit, None
     if ctx is None:
