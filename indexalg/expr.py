@@ -31,6 +31,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, TypeVar, Union
 
+from indexalg import ops
 from indexalg._bigint import int_summary
 from indexalg.errors import DepthError, DivisionByZeroError, ExprTypeError, InvalidOperationError
 
@@ -133,6 +134,8 @@ class Expr:
     is_bool: ClassVar[bool] = False
     #: Rank of the class in the structural order.
     rank: ClassVar[int] = 100
+    #: The op's record (:mod:`indexalg.ops`): what the mechanical tables are derived from.
+    op: ClassVar[ops.Op]
 
     args: tuple[Expr, ...]
     payload: Any
@@ -143,6 +146,13 @@ class Expr:
     _syms: frozenset[Expr] | None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Expr:
+        """``Op(...)`` is ``Op.make(...)``: the canonical node, which need not be of class
+        ``Op`` (``FloorDiv(7, 2)`` is the literal 3)."""
+        return cls.make(*args, **kwargs)
+
+    @classmethod
+    def make(cls, *args: Any, **kwargs: Any) -> Expr:
+        """The node of this op over the operands (each op's class defines it)."""
         raise TypeError(f"{cls.__name__} is abstract; build nodes with their constructors")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -440,9 +450,11 @@ class Integer(Expr):
 
     __slots__ = ()
     rank = 0
+    op = ops.INTEGER
 
-    def __new__(cls, value: int) -> Expr:  # type: ignore[misc]
-        return as_expr(value)  # type: ignore[return-value]
+    @staticmethod
+    def make(value: int) -> Expr:
+        return as_expr(value)
 
     @property
     def value(self) -> int:
@@ -472,9 +484,11 @@ class Symbol(Expr):
 
     __slots__ = ()
     rank = 1
+    op = ops.SYMBOL
 
-    def __new__(cls, name: str) -> Symbol:  # type: ignore[misc]
-        return _symbol(name)  # type: ignore[return-value]
+    @staticmethod
+    def make(name: str) -> Expr:
+        return _symbol(name)
 
     @property
     def name(self) -> str:
@@ -506,8 +520,9 @@ class Wild(Expr):
     __slots__ = ()
     rank = 2
 
-    def __new__(cls, name: str, *, const: bool = False) -> Wild:  # type: ignore[misc]
-        return wild(name, const=const)  # type: ignore[return-value]
+    @staticmethod
+    def make(name: str, *, const: bool = False) -> Expr:
+        return wild(name, const=const)
 
     @property
     def name(self) -> str:
@@ -544,9 +559,11 @@ class Add(Expr):
 
     __slots__ = ()
     rank = 10
+    op = ops.ADD
 
-    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
-        return add(*operands)  # type: ignore[return-value]
+    @staticmethod
+    def make(*operands: ExprLike) -> Expr:
+        return add(*operands)
 
     @property
     def const(self) -> int:
@@ -564,9 +581,11 @@ class Mul(Expr):
 
     __slots__ = ()
     rank = 11
+    op = ops.MUL
 
-    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
-        return mul(*operands)  # type: ignore[return-value]
+    @staticmethod
+    def make(*operands: ExprLike) -> Expr:
+        return mul(*operands)
 
     @property
     def coeff(self) -> int:
@@ -809,107 +828,72 @@ def mul(*operands: ExprLike) -> Expr:
 # Division and remainder
 
 
-def _floordiv_int(a: int, b: int) -> int:
-    if b == 0:
-        raise DivisionByZeroError(f"division by zero: {int_summary(a)} // 0")
-    return a // b
-
-
 @_python_class
-class _Binary(Expr):
+class _Division(Expr):
+    """The two-operand divisions ``op(dividend, divisor)``: one constructor for the family.
+    A literal zero divisor is an error; two literal operands fold to ``fold(a, b)``."""
+
     __slots__ = ()
+    #: The op on two integers (the divisor is non-zero): the evaluator's function.
+    fold: ClassVar[staticmethod[[int, int], int]]
+    #: What a zero divisor's error calls the operation.
+    zero_word: ClassVar[str] = "division"
+
+    @classmethod
+    def make(cls, a: ExprLike, b: ExprLike) -> Expr:
+        x = _int_operand(a, cls.__name__)
+        y = _int_operand(b, cls.__name__)
+        if type(y) is Integer:
+            if y.payload == 0:
+                raise DivisionByZeroError(f"{cls.zero_word} by zero: {cls.__name__}({x}, 0)")
+            if type(x) is Integer:
+                return integer(cls.fold(x.payload, y.payload))
+        return _intern(cls, (x, y), None)
 
     def rebuild(self, args: tuple[Expr, ...]) -> Expr:
-        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+        return type(self).make(*args)
 
 
 @_python_class
-class FloorDiv(_Binary):
+class FloorDiv(_Division):
     """``FloorDiv(a, b)`` = ⌊a / b⌋ (Python ``//``); b = 0 is an error."""
 
     __slots__ = ()
     rank = 20
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls.make(a, b)  # type: ignore[return-value]
-
-    @staticmethod
-    def make(a: ExprLike, b: ExprLike) -> Expr:
-        x = _int_operand(a, "FloorDiv")
-        y = _int_operand(b, "FloorDiv")
-        if type(y) is Integer:
-            if y.payload == 0:
-                raise DivisionByZeroError(f"division by zero: FloorDiv({x}, 0)")
-            if type(x) is Integer:
-                return integer(x.payload // y.payload)
-        return _intern(FloorDiv, (x, y), None)
+    op = ops.FLOORDIV
+    fold = staticmethod(ops.floordiv)
 
 
 @_python_class
-class Mod(_Binary):
+class Mod(_Division):
     """``Mod(a, b)`` = a − b·⌊a / b⌋ (Python ``%``: the sign of b); b = 0 is an error."""
 
     __slots__ = ()
     rank = 21
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls.make(a, b)  # type: ignore[return-value]
-
-    @staticmethod
-    def make(a: ExprLike, b: ExprLike) -> Expr:
-        x = _int_operand(a, "Mod")
-        y = _int_operand(b, "Mod")
-        if type(y) is Integer:
-            if y.payload == 0:
-                raise DivisionByZeroError(f"remainder by zero: Mod({x}, 0)")
-            if type(x) is Integer:
-                return integer(x.payload % y.payload)
-        return _intern(Mod, (x, y), None)
+    op = ops.MOD
+    fold = staticmethod(ops.mod)
+    zero_word = "remainder"
 
 
 @_python_class
-class CeilDiv(_Binary):
+class CeilDiv(_Division):
     """``CeilDiv(a, b)`` = ⌈a / b⌉ for any sign of b (= −⌊−a / b⌋); b = 0 is an error."""
 
     __slots__ = ()
     rank = 22
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls.make(a, b)  # type: ignore[return-value]
-
-    @staticmethod
-    def make(a: ExprLike, b: ExprLike) -> Expr:
-        x = _int_operand(a, "CeilDiv")
-        y = _int_operand(b, "CeilDiv")
-        if type(y) is Integer:
-            if y.payload == 0:
-                raise DivisionByZeroError(f"division by zero: CeilDiv({x}, 0)")
-            if type(x) is Integer:
-                return integer(-((-x.payload) // y.payload))
-        return _intern(CeilDiv, (x, y), None)
+    op = ops.CEILDIV
+    fold = staticmethod(ops.ceildiv)
 
 
 @_python_class
-class CleanDiv(_Binary):
+class CleanDiv(_Division):
     """``CleanDiv(a, b)`` evaluates as ⌊a / b⌋; its producer asserted that b divides a.
     Rules may rely on that assertion only where it is proven."""
 
     __slots__ = ()
     rank = 23
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls.make(a, b)  # type: ignore[return-value]
-
-    @staticmethod
-    def make(a: ExprLike, b: ExprLike) -> Expr:
-        x = _int_operand(a, "CleanDiv")
-        y = _int_operand(b, "CleanDiv")
-        if type(y) is Integer:
-            if y.payload == 0:
-                raise DivisionByZeroError(f"division by zero: CleanDiv({x}, 0)")
-            if type(x) is Integer:
-                return integer(x.payload // y.payload)
-        return _intern(CleanDiv, (x, y), None)
+    op = ops.CLEANDIV
+    fold = staticmethod(ops.floordiv)
 
 
 @_python_class
@@ -919,11 +903,7 @@ class ModularIndexing(Expr):
 
     __slots__ = ()
     rank = 24
-
-    def __new__(  # type: ignore[misc]
-        cls, a: ExprLike, d: ExprLike, m: ExprLike
-    ) -> Expr:
-        return cls.make(a, d, m)  # type: ignore[return-value]
+    op = ops.MODULAR_INDEXING
 
     @staticmethod
     def make(a: ExprLike, d: ExprLike, m: ExprLike) -> Expr:
@@ -956,7 +936,7 @@ class _MinMax(Expr):
     _pick: ClassVar[Any]
 
     def rebuild(self, args: tuple[Expr, ...]) -> Expr:
-        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+        return type(self).make(*args)
 
     @classmethod
     def _make(cls, operands: tuple[ExprLike, ...]) -> Expr:
@@ -989,10 +969,8 @@ class Min(_MinMax):
 
     __slots__ = ()
     rank = 30
+    op = ops.MIN
     _pick = min
-
-    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, *operands: ExprLike) -> Expr:
@@ -1005,10 +983,8 @@ class Max(_MinMax):
 
     __slots__ = ()
     rank = 31
+    op = ops.MAX
     _pick = max
-
-    def __new__(cls, *operands: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, *operands: ExprLike) -> Expr:
@@ -1026,6 +1002,7 @@ class BoolConst(Expr):
     __slots__ = ()
     rank = 40
     is_bool = True
+    op = ops.BOOL_CONST
 
     @property
     def value(self) -> bool:
@@ -1054,7 +1031,7 @@ class _Compare(Expr):
     symmetric: ClassVar[bool] = False
 
     def rebuild(self, args: tuple[Expr, ...]) -> Expr:
-        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+        return type(self).make(*args)
 
     @classmethod
     def _make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1089,10 +1066,8 @@ class Lt(_Compare):
 
     __slots__ = ()
     rank = 41
+    op = ops.LT
     _op = staticmethod(_lt)
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1105,10 +1080,8 @@ class Le(_Compare):
 
     __slots__ = ()
     rank = 42
+    op = ops.LE
     _op = staticmethod(_le)
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1121,11 +1094,9 @@ class Eq(_Compare):
 
     __slots__ = ()
     rank = 43
+    op = ops.EQ
     _op = staticmethod(_eq)
     symmetric = True
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1138,11 +1109,9 @@ class Ne(_Compare):
 
     __slots__ = ()
     rank = 44
+    op = ops.NE
     _op = staticmethod(_ne)
     symmetric = True
-
-    def __new__(cls, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls._make(a, b)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1156,7 +1125,7 @@ class _Junction(Expr):
     _unit: ClassVar[int]  # the payload of the identity element (And: True)
 
     def rebuild(self, args: tuple[Expr, ...]) -> Expr:
-        return type(self).make(*args)  # type: ignore[attr-defined,no-any-return]
+        return type(self).make(*args)
 
     @classmethod
     def _make(cls, operands: tuple[Any, ...]) -> Expr:
@@ -1185,10 +1154,8 @@ class And(_Junction):
 
     __slots__ = ()
     rank = 50
+    op = ops.AND
     _unit = 1
-
-    def __new__(cls, *operands: Any) -> Expr:  # type: ignore[misc]
-        return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, *operands: Any) -> Expr:
@@ -1201,10 +1168,8 @@ class Or(_Junction):
 
     __slots__ = ()
     rank = 51
+    op = ops.OR
     _unit = 0
-
-    def __new__(cls, *operands: Any) -> Expr:  # type: ignore[misc]
-        return cls._make(operands)  # type: ignore[return-value]
 
     @classmethod
     def make(cls, *operands: Any) -> Expr:
@@ -1218,9 +1183,7 @@ class Not(Expr):
     __slots__ = ()
     rank = 52
     is_bool = True
-
-    def __new__(cls, a: Any) -> Expr:  # type: ignore[misc]
-        return cls.make(a)  # type: ignore[return-value]
+    op = ops.NOT
 
     @staticmethod
     def make(a: Any) -> Expr:
@@ -1239,9 +1202,7 @@ class Where(Expr):
 
     __slots__ = ()
     rank = 60
-
-    def __new__(cls, c: Any, a: ExprLike, b: ExprLike) -> Expr:  # type: ignore[misc]
-        return cls.make(c, a, b)  # type: ignore[return-value]
+    op = ops.WHERE
 
     @staticmethod
     def make(c: Any, a: ExprLike, b: ExprLike) -> Expr:
@@ -1273,3 +1234,10 @@ INTEGER_OPS: tuple[type[Expr], ...] = (
 )
 BOOL_OPS: tuple[type[Expr], ...] = (BoolConst, Lt, Le, Eq, Ne, And, Or, Not)
 ALL_OPS: tuple[type[Expr], ...] = INTEGER_OPS + BOOL_OPS
+
+#: Every op with its record (:mod:`indexalg.ops`), in the order of :data:`ALL_OPS`: the
+#: mechanical tables are derived from these pairs.  An op whose class names no record of its
+#: own is left out (tests/test_architecture.py names it).
+OP_RECORDS: tuple[tuple[type[Expr], ops.Op], ...] = tuple(
+    (cls, cls.__dict__["op"]) for cls in ALL_OPS if "op" in cls.__dict__
+)

@@ -27,23 +27,20 @@ from collections.abc import Callable
 from indexalg._bigint import int_from_digits
 from indexalg.errors import ExprTypeError, IndexAlgError, ParseError
 from indexalg.expr import (
+    OP_RECORDS,
     And,
     CeilDiv,
-    CleanDiv,
     Eq,
     Expr,
     FloorDiv,
     Integer,
     Le,
     Lt,
-    Max,
-    Min,
     Mod,
     ModularIndexing,
     Ne,
     Not,
     Or,
-    Where,
     add,
     false,
     integer,
@@ -138,29 +135,13 @@ def _identity(a: Expr) -> Expr:
     return a
 
 
-# name -> (arity or -1 for variadic >= 1, constructor)
+# name -> (arity or -1 for variadic >= 1, constructor): every name an op's record gives
+# (indexalg.ops), and the names that build no op of their own.
 _FUNCTIONS: dict[str, tuple[int, Callable[..., Expr]]] = {
-    "FloorDiv": (2, FloorDiv.make),
-    "Mod": (2, Mod.make),
-    "PythonMod": (2, Mod.make),
-    "ModularIndexing": (3, ModularIndexing.make),
-    "CeilDiv": (2, CeilDiv.make),
-    "CleanDiv": (2, CleanDiv.make),
-    "Min": (-1, Min.make),
-    "Max": (-1, Max.make),
-    "min": (-1, Min.make),
-    "max": (-1, Max.make),
-    "Where": (3, Where.make),
+    **{name: (op.arity, cls.make) for cls, op in OP_RECORDS for name in op.parse},
     "Identity": (1, _identity),
-    "Eq": (2, Eq.make),
-    "Ne": (2, Ne.make),
-    "Lt": (2, Lt.make),
-    "Le": (2, Le.make),
     "Gt": (2, lambda a, b: Lt.make(b, a)),
     "Ge": (2, lambda a, b: Le.make(b, a)),
-    "And": (-1, And.make),
-    "Or": (-1, Or.make),
-    "Not": (1, Not.make),
 }
 
 _COMPARE: dict[str, Callable[[Expr, Expr], Expr]] = {

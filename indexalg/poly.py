@@ -8,14 +8,10 @@ splits terms, divides a polynomial exactly by a monomial, and names the division
 from __future__ import annotations
 
 from indexalg.expr import (
+    OP_RECORDS,
     Add,
-    CeilDiv,
-    CleanDiv,
     Expr,
-    FloorDiv,
     Integer,
-    Mod,
-    ModularIndexing,
     Mul,
     _make_term,
     add,
@@ -33,11 +29,14 @@ __all__ = [
     "division_count",
 ]
 
-#: Every op that divides (its divisor must be non-zero where it is evaluated).
-DIVISION_KINDS: tuple[type[Expr], ...] = (FloorDiv, CleanDiv, CeilDiv, Mod, ModularIndexing)
+#: Every op that divides (its divisor must be non-zero where it is evaluated): the ops whose
+#: record (:mod:`indexalg.ops`) names a division kind.
+DIVISION_KINDS: tuple[type[Expr], ...] = tuple(cls for cls, op in OP_RECORDS if op.division)
 
 #: The two-operand divisions ``op(dividend, divisor)``.
-BINARY_DIVISIONS: tuple[type[Expr], ...] = (FloorDiv, CleanDiv, CeilDiv, Mod)
+BINARY_DIVISIONS: tuple[type[Expr], ...] = tuple(
+    cls for cls, op in OP_RECORDS if op.division == "binary"
+)
 
 
 def term_parts(t: Expr) -> tuple[int, Expr]:

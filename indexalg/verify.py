@@ -54,6 +54,7 @@ from typing import Any, Literal
 from indexalg.errors import IndexAlgError, InvalidOperationError
 from indexalg.evaluate import evaluate
 from indexalg.expr import (
+    OP_RECORDS,
     And,
     CeilDiv,
     CleanDiv,
@@ -61,8 +62,6 @@ from indexalg.expr import (
     FloorDiv,
     Integer,
     Le,
-    Max,
-    Min,
     Mod,
     ModularIndexing,
     Ne,
@@ -95,17 +94,9 @@ RuleStatus = Literal["proved", "bounded", "failed", "unknown"]
 #: Constants range over [-N, N] when a rule is proven "bounded".
 DEFAULT_BOUNDED_RANGE = 64
 
-#: Node classes counted in the first component of the reduction order.
-NONPOLYNOMIAL: tuple[type[Expr], ...] = (
-    FloorDiv,
-    Mod,
-    ModularIndexing,
-    CeilDiv,
-    CleanDiv,
-    Min,
-    Max,
-    Where,
-)
+#: Node classes counted in the first component of the reduction order: the ops whose record
+#: (:mod:`indexalg.ops`) gives them a weight.
+NONPOLYNOMIAL: tuple[type[Expr], ...] = tuple(cls for cls, op in OP_RECORDS if op.weight)
 
 
 # --- termination ------------------------------------------------------------------------------
@@ -113,18 +104,9 @@ NONPOLYNOMIAL: tuple[type[Expr], ...] = (
 #: ``(non-polynomial nodes, their total weight, nodes)``, compared lexicographically.
 Measure = tuple[int, int, int]
 
-#: Weights of the second component: a rule may trade an operation for a lighter one
-#: (``CleanDiv`` -> ``FloorDiv``, ``Mod`` -> ``ModularIndexing`` -> ``FloorDiv``).
-WEIGHTS: dict[type[Expr], int] = {
-    CleanDiv: 5,
-    Mod: 4,
-    CeilDiv: 3,
-    ModularIndexing: 3,
-    FloorDiv: 2,
-    Min: 1,
-    Max: 1,
-    Where: 1,
-}
+#: Weights of the second component, from the ops' records: a rule may trade an operation for a
+#: lighter one (``CleanDiv`` -> ``FloorDiv``, ``Mod`` -> ``ModularIndexing`` -> ``FloorDiv``).
+WEIGHTS: dict[type[Expr], int] = {cls: op.weight for cls, op in OP_RECORDS if op.weight}
 
 
 def _is_const_only(e: Expr) -> bool:

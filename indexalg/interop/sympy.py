@@ -37,6 +37,7 @@ from typing import Any
 
 from indexalg.errors import DepthError, IndexAlgError, InteropError
 from indexalg.expr import (
+    OP_RECORDS,
     Add,
     And,
     BoolConst,
@@ -197,45 +198,34 @@ def _t_torch_ceildiv(cx: _ToSympy, e: Expr, args: list[Any]) -> Any:
     return cx.sp.Mul(-1, cx.build(floordiv, cx.sp.Mul(-1, a), b))
 
 
-_TO_COMMON: dict[type[Expr], ToHandler] = {
+#: The ops converted their own way in both flavours (their records name no sympy function).
+_TO_OWN: dict[type[Expr], ToHandler] = {
     Integer: _t_integer,
     Symbol: _t_symbol,
     Add: _t_add,
     Mul: _t_mul,
     BoolConst: _t_bool,
-    Lt: _sympy_call("Lt"),
-    Le: _sympy_call("Le"),
-    Eq: _sympy_call("Eq"),
-    Ne: _sympy_call("Ne"),
-    And: _sympy_call("And"),
-    Or: _sympy_call("Or"),
-    Not: _sympy_call("Not"),
 }
 
-#: indexalg node class -> plain sympy builder.
+#: indexalg node class -> plain sympy builder: the record's sympy function, or this module's
+#: own conversion.
 TO_PLAIN_TABLE: dict[type[Expr], ToHandler] = {
-    **_TO_COMMON,
+    **{cls: _sympy_call(op.sympy) for cls, op in OP_RECORDS if op.sympy is not None},
+    **_TO_OWN,
     FloorDiv: _t_floor,
     CleanDiv: _t_floor,
     CeilDiv: _t_ceiling,
-    Mod: _sympy_call("Mod"),
     ModularIndexing: _t_plain_modular_indexing,
-    Min: _sympy_call("Min"),
-    Max: _sympy_call("Max"),
     Where: _t_piecewise,
 }
 
-#: indexalg node class -> torch.utils._sympy builder.
+#: indexalg node class -> torch.utils._sympy builder: the record's torch function, else its
+#: plain sympy function, or this module's own conversion.
 TO_TORCH_TABLE: dict[type[Expr], ToHandler] = {
-    **_TO_COMMON,
-    FloorDiv: _torch_call("FloorDiv"),
-    CleanDiv: _torch_call("CleanDiv"),
+    **{cls: _sympy_call(op.sympy) for cls, op in OP_RECORDS if op.sympy is not None},
+    **{cls: _torch_call(op.torch) for cls, op in OP_RECORDS if op.torch is not None},
+    **_TO_OWN,
     CeilDiv: _t_torch_ceildiv,
-    Mod: _torch_call("PythonMod"),
-    ModularIndexing: _torch_call("ModularIndexing"),
-    Min: _torch_call("Min"),
-    Max: _torch_call("Max"),
-    Where: _torch_call("Where"),
 }
 
 

@@ -12,33 +12,25 @@ does; a zero divisor raises ``ZeroDivisionError``.
 from __future__ import annotations
 
 import keyword
+from collections.abc import Callable
 
 from indexalg._bigint import int_to_str
 from indexalg.errors import InvalidOperationError
 from indexalg.expr import (
+    OP_RECORDS,
     Add,
-    And,
     BoolConst,
     CeilDiv,
-    CleanDiv,
-    Eq,
     Expr,
-    FloorDiv,
     Integer,
-    Le,
-    Lt,
-    Max,
-    Min,
-    Mod,
     ModularIndexing,
     Mul,
-    Ne,
     Not,
-    Or,
     Symbol,
     Where,
     Wild,
 )
+from indexalg.ops import Spelling
 from indexalg.printing.common import (
     AND,
     ATOM,
@@ -116,28 +108,45 @@ def _not(e: Expr, p: CodePrinter) -> Printed:
     return f"not {p.wrap(e.args[0], NOT)}", NOT
 
 
-PYTHON_TABLE: dict[type[Expr], Handler] = {
+def _infix(op: str) -> Handler:
+    return print_infix(op, PROD)
+
+
+def _junction_word(word: str) -> Handler:
+    return _junction(word, AND if word == "and" else OR)
+
+
+#: The spellings of :class:`~indexalg.ops.Spelling` this printer writes.
+_FORMS: dict[str, Callable[[str], Handler]] = {
+    "call": _function,
+    "infix": _infix,
+    "compare": print_compare,
+    "junction": _junction_word,
+}
+
+#: The ops this printer writes its own way (their records' ``python`` is None).
+_OWN: dict[type[Expr], Handler] = {
     Integer: _integer,
     Symbol: _symbol,
     Wild: wild_handler("Python"),
     Add: lambda e, p: print_add(e, p, _literal),
     Mul: lambda e, p: print_mul(e, p, _literal),
-    FloorDiv: print_infix("//", PROD),
-    Mod: print_infix("%", PROD),
     ModularIndexing: _modular_indexing,
     CeilDiv: _ceildiv,
-    CleanDiv: print_infix("//", PROD),
-    Min: _function("min"),
-    Max: _function("max"),
     Where: _where,
     BoolConst: lambda e, p: ("True" if e.payload else "False", ATOM),
-    Lt: print_compare("<"),
-    Le: print_compare("<="),
-    Eq: print_compare("=="),
-    Ne: print_compare("!="),
-    And: _junction("and", AND),
-    Or: _junction("or", OR),
     Not: _not,
+}
+
+
+def _spelled(s: Spelling) -> Handler:
+    return _FORMS[s.form](s.word)
+
+
+#: Every op: its record's spelling, or this printer's own handler.
+PYTHON_TABLE: dict[type[Expr], Handler] = {
+    **{cls: _spelled(op.python) for cls, op in OP_RECORDS if op.python is not None},
+    **_OWN,
 }
 
 

@@ -11,31 +11,20 @@ from collections.abc import Callable
 
 from indexalg._bigint import int_to_str
 from indexalg.expr import (
+    OP_RECORDS,
     Add,
-    And,
     BoolConst,
-    CeilDiv,
-    CleanDiv,
-    Eq,
     Expr,
     FloorDiv,
     Integer,
-    Le,
-    Lt,
-    Max,
-    Min,
     Mod,
-    ModularIndexing,
     Mul,
-    Ne,
-    Not,
-    Or,
     Symbol,
-    Where,
     Wild,
     mul,
     set_text_printer,
 )
+from indexalg.ops import Spelling
 from indexalg.printing.common import postorder
 
 __all__ = ["to_text", "TEXT_TABLE"]
@@ -109,9 +98,12 @@ def _neg_term(t: Expr) -> Expr:
     return mul(-1, t)
 
 
-def _floordiv(e: Expr, p: _Printer) -> Printed:
-    a, b = e.args
-    return f"{p.wrap(a, PROD)} // {p.wrap(b, UNARY)}", PROD
+def _infix(op: str) -> Handler:
+    def handler(e: Expr, p: _Printer) -> Printed:
+        a, b = e.args
+        return f"{p.wrap(a, PROD)} {op} {p.wrap(b, UNARY)}", PROD
+
+    return handler
 
 
 def _mod(e: Expr, p: _Printer) -> Printed:
@@ -150,28 +142,33 @@ def _name(e: Expr, p: _Printer) -> Printed:
     return (e.payload if type(e) is Symbol else e.payload[0]), ATOM
 
 
-TEXT_TABLE: dict[type[Expr], Handler] = {
+#: The spellings of :class:`~indexalg.ops.Spelling` this printer writes.
+_FORMS: dict[str, Callable[[str], Handler]] = {
+    "call": _named,
+    "infix": _infix,
+    "compare": _compare,
+}
+
+#: The ops this printer writes its own way (their records' ``text`` is None).
+_OWN: dict[type[Expr], Handler] = {
     Integer: _integer,
     Symbol: _name,
     Wild: _name,
     Add: _add,
     Mul: _mul,
-    FloorDiv: _floordiv,
     Mod: _mod,
-    ModularIndexing: _named("ModularIndexing"),
-    CeilDiv: _named("CeilDiv"),
-    CleanDiv: _named("CleanDiv"),
-    Min: _named("Min"),
-    Max: _named("Max"),
-    Where: _named("Where"),
     BoolConst: _bool,
-    Lt: _compare("<"),
-    Le: _compare("<="),
-    Eq: _compare("=="),
-    Ne: _compare("!="),
-    And: _named("And"),
-    Or: _named("Or"),
-    Not: _named("Not"),
+}
+
+
+def _spelled(s: Spelling) -> Handler:
+    return _FORMS[s.form](s.word)
+
+
+#: Every op: its record's spelling, or this printer's own handler.
+TEXT_TABLE: dict[type[Expr], Handler] = {
+    **{cls: _spelled(op.text) for cls, op in OP_RECORDS if op.text is not None},
+    **_OWN,
 }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from indexalg.analysis.context import Context
 from indexalg.expr import (
+    OP_RECORDS,
     Add,
     CeilDiv,
     CleanDiv,
@@ -29,7 +30,6 @@ from indexalg.expr import (
     Mod,
     ModularIndexing,
     Mul,
-    Where,
     add,
     mul,
 )
@@ -42,8 +42,9 @@ from indexalg.rules.base import le, wilds
 __all__ = ["FACTORED_PROCEDURES", "copies_costly", "cost", "open_factors"]
 
 _DIVISIONS = (FloorDiv, CeilDiv, CleanDiv, Mod)
-#: what expanding a product must not copy: divisions, and Min/Max/Where (which hold them)
-_COSTLY = frozenset((*_DIVISIONS, ModularIndexing, Min, Max, Where))
+#: what expanding a product must not copy: divisions, and Min/Max/Where (which hold them),
+#: as the ops' records say (indexalg.ops)
+_COSTLY = frozenset(cls for cls, op in OP_RECORDS if op.costly)
 _ONE = Integer(1)
 _MINMAX = (Min, Max)
 _A, _B = wilds("a b")

@@ -9,8 +9,9 @@ analysis can be checked for soundness (every value inside its bounds) and for ti
   ``ModularIndexing(a, d, m) = (a // d) % m`` defined for ``d, m >= 1``).  It is a second,
   independent implementation of :data:`indexalg.evaluate.EVAL_TABLE` (one entry per node
   class, :data:`SOURCE_TABLE`), about 20 times faster than :func:`indexalg.evaluate`, so
-  that millions of points can be checked; a point where the expression has no value
-  raises :class:`Undefined`;
+  that millions of points can be checked (an op with no entry, a new one, is evaluated by
+  :func:`indexalg.evaluate`); a point where the expression has no value raises
+  :class:`Undefined`;
 * :func:`domain_points`: every point of small ranges, or of a window of them (an open side
   or an unranged symbol enumerated over a few values around 0);
 * :func:`exact_range`, :func:`looseness`: the exact bounds over points, and how a computed
@@ -109,6 +110,11 @@ SOURCE_TABLE: dict[type[Expr], _Source] = {
     Not: lambda e, a: f"(not {a[0]})",
 }
 
+
+class _NoSource(Exception):
+    """An op that :data:`SOURCE_TABLE` does not write (compile_expr evaluates it instead)."""
+
+
 _MAX_TREE = 4000  # nodes of the printed tree (shared subterms count each time)
 _MAX_DEPTH = 60  # Python's parser limits nesting
 
@@ -147,14 +153,18 @@ def compile_expr(e: Expr, names: Sequence[str]) -> Callable[..., Value]:
     def src(n: Expr) -> str:
         if type(n) is Symbol:
             return f"v{index[n.payload]}"
-        return SOURCE_TABLE[type(n)](n, [src(a) for a in n.args])
+        source = SOURCE_TABLE.get(type(n))
+        if source is None:
+            raise _NoSource(type(n).__name__)
+        return source(n, [src(a) for a in n.args])
 
     params = ", ".join(f"v{i}" for i in range(len(names)))
     try:
         code = f"lambda {params}: {src(e)}"
         fn: Callable[..., Value] = eval(code, {"_mi": _modular_indexing, "min": min, "max": max})
-    except (ValueError, SyntaxError, RecursionError, MemoryError):
-        # a literal past Python's int/str digit limit, or source Python cannot parse
+    except (ValueError, SyntaxError, RecursionError, MemoryError, _NoSource):
+        # a literal past Python's int/str digit limit, source Python cannot parse, or an op
+        # with no source of its own
         return _evaluator(e, names)
 
     def run(*values: int) -> Value:

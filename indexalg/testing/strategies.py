@@ -45,7 +45,7 @@ from hypothesis.strategies import SearchStrategy
 from indexalg.errors import IndexAlgError
 from indexalg.evaluate import evaluate
 from indexalg.expr import (
-    Add,
+    OP_RECORDS,
     And,
     CeilDiv,
     CleanDiv,
@@ -58,7 +58,6 @@ from indexalg.expr import (
     Min,
     Mod,
     ModularIndexing,
-    Mul,
     Ne,
     Not,
     Or,
@@ -68,6 +67,7 @@ from indexalg.expr import (
     integer,
     mul,
 )
+from indexalg.ops import RECORDS, VARIADIC
 from indexalg.ranges import Ranges, RangeSpec, as_ranges
 from indexalg.testing.oracles import resolution_order
 
@@ -75,33 +75,18 @@ __all__ = ["OPS", "assignments", "claims", "exprs", "ranges"]
 
 T = TypeVar("T")
 
-#: The operations :func:`exprs` and :func:`claims` may build, by name, in the order examples
-#: shrink through (a failing ``Where`` example is tried again as a sum first).
-OPS: tuple[str, ...] = (
-    "Add",
-    "Mul",
-    "FloorDiv",
-    "ModularIndexing",
-    "Mod",
-    "CeilDiv",
-    "CleanDiv",
-    "Min",
-    "Max",
-    "Where",
+_CLASSES: dict[str, type[Expr]] = {cls.__name__: cls for cls, _ in OP_RECORDS}
+
+#: The operations :func:`exprs` and :func:`claims` may build, by name: every integer op of
+#: :mod:`indexalg.ops` but the leaves, in the order of its records, the order examples shrink
+#: through (a failing ``Where`` example is tried again as a sum first).
+OPS: tuple[str, ...] = tuple(
+    op.name
+    for op in RECORDS
+    if op.name in _CLASSES and op.arity != 0 and not _CLASSES[op.name].is_bool
 )
 
-_OP_CLASSES: dict[type[Expr], str] = {
-    Add: "Add",
-    Mul: "Mul",
-    FloorDiv: "FloorDiv",
-    ModularIndexing: "ModularIndexing",
-    Mod: "Mod",
-    CeilDiv: "CeilDiv",
-    CleanDiv: "CleanDiv",
-    Min: "Min",
-    Max: "Max",
-    Where: "Where",
-}
+_OP_CLASSES: dict[type[Expr], str] = {_CLASSES[name]: name for name in OPS}
 
 _DEFAULT_VARIABLES = ("x", "y", "z")
 
@@ -299,7 +284,24 @@ def _literal(draw: st.DrawFn, shapes: _Shapes) -> Expr:
 
 @st.composite
 def _node(draw: st.DrawFn, level: _Level) -> Expr:
-    return _BUILDERS[draw(level.shapes.op)](level, draw)
+    name = draw(level.shapes.op)
+    build = _BUILDERS.get(name)
+    return _build_generic(_CLASSES[name], level, draw) if build is None else build(level, draw)
+
+
+def _build_generic(cls: type[Expr], level: _Level, draw: st.DrawFn) -> Expr:
+    """An op with no builder of its own, from its record: a division's divisors drawn as
+    divisors (non-negative for ModularIndexing's kind), every other operand a subterm; an
+    n-ary op over two or three subterms."""
+    op = cls.op
+    if op.arity == VARIADIC:
+        return cls.make(*draw(level.operands))
+    args = [draw(level.kids) for _ in range(op.arity)]
+    if op.division == "binary":
+        args[1] = level.shapes.divisor(draw, allow_negative=True)
+    elif op.division == "indexing":
+        args[1:] = [level.shapes.divisor(draw, allow_negative=False) for _ in args[1:]]
+    return cls.make(*args)
 
 
 def _build_add(level: _Level, draw: st.DrawFn) -> Expr:
