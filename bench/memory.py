@@ -71,7 +71,7 @@ def cache_sizes() -> str:
     """Entries in the process-wide tables, for the report."""
     memos = registered()
     contexts = importlib.import_module("indexalg.analysis.context")._CONTEXTS.table
-    per_ctx = sum(len(t) for c in contexts.values() for t in c.memos.values())
+    per_ctx = sum(len(t) for c in contexts.values() for t in c.memos)
     return (
         f"result memo {len(memos['simplify.results'])}, contexts {len(contexts)} "
         f"({per_ctx} memo entries)"

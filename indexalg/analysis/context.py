@@ -7,8 +7,8 @@ ranges already normalised (:func:`indexalg.ranges.as_ranges`, called by the entr
 received them): nothing here reads a ranges spec.  Facts that do not depend on ranges
 (congruence) are cached on the interned node itself.
 
-Each analysis keeps its table in ``ctx.memos[owner]`` under a name of its own (registered
-with :func:`owner`), not in a slot of the context: an analysis added needs no change here.
+Each analysis keeps its table in ``ctx.memos[KEY]``, ``KEY = owner("its name")`` (registered
+at import), not in a slot of the context: an analysis added needs no change here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from indexalg.ranges import Ranges
 __all__ = [
     "Context",
     "QueryState",
-    "Memos",
+    "OWNERS",
     "OPEN",
     "owner",
     "context_for",
@@ -41,27 +41,23 @@ __all__ = [
 #: The most entries one context's table holds between queries (:meth:`Context.trim`);
 #: with :data:`MAX_CONTEXTS` contexts kept, this bounds the memory of the tables.
 MAX_CACHE_ENTRIES = 20_000
-#: owner -> the most entries its table keeps between queries, where not the default
-_LIMITS: dict[str, int] = {}
+#: the owners of the context tables, by index (:func:`owner`), and each one's limit
+OWNERS: list[str] = []
+_LIMITS: list[int] = []
+_MADE = [False]  # whether a Context exists (owners register before: at import)
 
 
-def owner(name: str, limit: int = MAX_CACHE_ENTRIES) -> str:
-    """Register the name of a context table (``ctx.memos[name]``) and the most entries it
-    keeps between queries; returns the name."""
-    _LIMITS[name] = limit
-    return name
-
-
-class Memos(dict[str, dict[Any, Any]]):
-    """A context's tables, one per owner: ``ctx.memos[owner]`` is the owner's dict, made
-    empty on first use (a dict lookup on the hot path, no call)."""
-
-    __slots__ = ()
-
-    def __missing__(self, key: str) -> dict[Any, Any]:
-        table: dict[Any, Any] = {}
-        self[key] = table
-        return table
+def owner(name: str, limit: int = MAX_CACHE_ENTRIES) -> int:
+    """Register a context table by its owner's name, with the most entries it keeps between
+    queries; returns its index: the owner's table is ``ctx.memos[index]`` (a list index on
+    the hot path, as fast as a slot).  Called at import, before any context is made."""
+    if name in OWNERS:  # a module imported again
+        return OWNERS.index(name)
+    if _MADE[0]:
+        raise RuntimeError(f"context table {name!r} registered after a Context was made")
+    OWNERS.append(name)
+    _LIMITS.append(limit)
+    return len(OWNERS) - 1
 
 
 #: the bounds of a symbol with no range
@@ -111,8 +107,10 @@ class Context:
         self.ranges = ranges
         #: symbol -> inclusive (lo, hi): the ranges' own table, read as a dict
         self.bounds: dict[Expr, tuple[Expr | None, Expr | None]] = ranges.bounds
-        #: owner -> its memo table under these ranges (the analyses', the simplifier's)
-        self.memos: Memos = Memos()
+        #: each owner's memo table under these ranges (the analyses', the simplifier's),
+        #: by the index :func:`owner` gave it
+        self.memos: list[dict[Any, Any]] = [{} for _ in OWNERS]
+        _MADE[0] = True
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
         for sym, (lo, hi) in self.bounds.items():
@@ -219,8 +217,8 @@ class Context:
         top-level queries, never inside one: a query relies on its own entries)."""
         if self.query.where_depth:  # inside a Where's analysis: its re-entrancy marks stay
             return
-        for name, table in self.memos.items():
-            if len(table) > _LIMITS.get(name, MAX_CACHE_ENTRIES):
+        for table, limit in zip(self.memos, _LIMITS):
+            if len(table) > limit:
                 table.clear()
 
 
