@@ -1,7 +1,7 @@
 """Floor divisions and remainders traded for each other where terms cancel.
 
 ``c*(x // c) == x - x % c`` for any ``c != 0``: in a sum, a term ``q*(x // c)`` with ``c | q``
-becomes ``(q/c)*x - (q/c)*(x % c)`` where the ``x`` cancels against the rest of the sum
+becomes ``(q/c)*x - (q/c)*(x % c)`` where the ``x`` cancels or merges with the rest of the sum
 (TVM's ``y - ((y - 6) // 5)*5`` is ``(y - 6) % 5 + 6``).  In the dividend of a division or
 remainder by ``c``, a term ``k*(x % d)`` becomes ``k*x - k*d*(x // d)`` where that leaves
 multiples of ``c`` to pull out (``(x - x % 21) // 21`` is ``x // 21``; ``(x - x % y) % y``
@@ -52,10 +52,26 @@ def without_floors(s: Expr) -> Expr:
         if type(c) is not Integer or c.payload == 0 or k % c.payload:
             continue
         r = k // c.payload
-        cand = add(s, mul(-k, m), mul(r, x), mul(-r, _remainder(x, c)))
+        rest = add(s, mul(-k, m))
+        if not _meets(rest, mul(r, x)):
+            continue
+        cand = add(rest, mul(r, x), mul(-r, _remainder(x, c)))
         if size(cand) < size(best):
             best = cand
     return best
+
+
+def _meets(rest: Expr, part: Expr) -> bool:
+    """Whether some term of ``part`` cancels or merges with a term of ``rest``: the trade
+    is for sums where the dividend meets the rest.  A digit ``4096*(x // 256)`` beside
+    ``x % 256`` alone would become ``16*x - 15*(x % 256)``: one division fewer, but the
+    mixed-radix form that code generators read strides and contiguity from is lost (a
+    Triton load of ``256*r + 4096*x - 4095*(x % 256)`` runs 1.5x slower on an H200 than
+    the same load of ``256*r + 1048576*(x // 256) + x % 256``: issue 25's models suite)."""
+    rest_terms, _ = split_terms(rest)
+    part_terms, _ = split_terms(part)
+    joined, _ = split_terms(add(rest, part))
+    return len(joined) < len(rest_terms) + len(part_terms)
 
 
 def floors_in_sum(e: Expr, ctx: Context) -> Expr | None:
