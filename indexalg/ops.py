@@ -251,45 +251,45 @@ def _ne(a: int, b: int) -> bool:
 # --- the records -----------------------------------------------------------------------------
 # Leaves, sums and products, and claims: no division, nothing the termination order counts.
 
-INTEGER = Op(
+INTEGER: Op = Op(
     name="Integer", arity=0, evaluate=_payload, text=None, python=None, parse=(),
     sympy=None, torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-SYMBOL = Op(
+SYMBOL: Op = Op(
     name="Symbol", arity=0, evaluate=_lookup, text=None, python=None, parse=(),
     sympy=None, torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-ADD = Op(
+ADD: Op = Op(
     name="Add", arity=VARIADIC, evaluate=_add, text=None, python=None, parse=(),
     sympy=None, torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-MUL = Op(
+MUL: Op = Op(
     name="Mul", arity=VARIADIC, evaluate=_mul, text=None, python=None, parse=(),
     sympy=None, torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
 
 # Divisions.  CleanDiv evaluates, prints in Python and converts to plain sympy as FloorDiv.
 
-FLOORDIV = Op(
+FLOORDIV: Op = Op(
     name="FloorDiv", arity=2, evaluate=_binary(floordiv), text=infix("//"),
     python=infix("//"), parse=("FloorDiv",), sympy=None, torch="FloorDiv",
     division="binary", weight=2, costly=True,
 )  # fmt: skip
-MODULAR_INDEXING = Op(
+MODULAR_INDEXING: Op = Op(
     name="ModularIndexing", arity=3, evaluate=_modular_indexing,
     text=call("ModularIndexing"), python=None, parse=("ModularIndexing",), sympy=None,
     torch="ModularIndexing", division="indexing", weight=3, costly=True,
 )  # fmt: skip
-MOD = Op(
+MOD: Op = Op(
     name="Mod", arity=2, evaluate=_binary(mod), text=None, python=infix("%"),
     parse=("Mod", "PythonMod"), sympy="Mod", torch="PythonMod", division="binary",
     weight=4, costly=True,
 )  # fmt: skip
-CEILDIV = Op(
+CEILDIV: Op = Op(
     name="CeilDiv", arity=2, evaluate=_binary(ceildiv), text=call("CeilDiv"), python=None,
     parse=("CeilDiv",), sympy=None, torch=None, division="binary", weight=3, costly=True,
 )  # fmt: skip
-CLEANDIV = Op(
+CLEANDIV: Op = Op(
     name="CleanDiv", arity=2, evaluate=_binary(floordiv), text=call("CleanDiv"),
     python=infix("//"), parse=("CleanDiv",), sympy=None, torch="CleanDiv",
     division="binary", weight=5, costly=True,
@@ -297,50 +297,50 @@ CLEANDIV = Op(
 
 # Min, Max and Where hold divisions: expanding a product must not copy them either.
 
-MIN = Op(
+MIN: Op = Op(
     name="Min", arity=VARIADIC, evaluate=_min, text=call("Min"), python=call("min"),
     parse=("Min", "min"), sympy="Min", torch="Min", division=None, weight=1, costly=True,
 )  # fmt: skip
-MAX = Op(
+MAX: Op = Op(
     name="Max", arity=VARIADIC, evaluate=_max, text=call("Max"), python=call("max"),
     parse=("Max", "max"), sympy="Max", torch="Max", division=None, weight=1, costly=True,
 )  # fmt: skip
-WHERE = Op(
+WHERE: Op = Op(
     name="Where", arity=3, evaluate=_where, text=call("Where"), python=None,
     parse=("Where",), sympy=None, torch="Where", division=None, weight=1, costly=True,
 )  # fmt: skip
 
 # Claims.
 
-BOOL_CONST = Op(
+BOOL_CONST: Op = Op(
     name="BoolConst", arity=0, evaluate=_bool, text=None, python=None, parse=(),
     sympy=None, torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-LT = Op(
+LT: Op = Op(
     name="Lt", arity=2, evaluate=_binary(_lt), text=compare("<"), python=compare("<"),
     parse=("Lt",), sympy="Lt", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-LE = Op(
+LE: Op = Op(
     name="Le", arity=2, evaluate=_binary(_le), text=compare("<="), python=compare("<="),
     parse=("Le",), sympy="Le", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-EQ = Op(
+EQ: Op = Op(
     name="Eq", arity=2, evaluate=_binary(_eq), text=compare("=="), python=compare("=="),
     parse=("Eq",), sympy="Eq", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-NE = Op(
+NE: Op = Op(
     name="Ne", arity=2, evaluate=_binary(_ne), text=compare("!="), python=compare("!="),
     parse=("Ne",), sympy="Ne", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-AND = Op(
+AND: Op = Op(
     name="And", arity=VARIADIC, evaluate=_and, text=call("And"), python=junction("and"),
     parse=("And",), sympy="And", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-OR = Op(
+OR: Op = Op(
     name="Or", arity=VARIADIC, evaluate=_or, text=call("Or"), python=junction("or"),
     parse=("Or",), sympy="Or", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
-NOT = Op(
+NOT: Op = Op(
     name="Not", arity=1, evaluate=_not, text=call("Not"), python=None, parse=("Not",),
     sympy="Not", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
