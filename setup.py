@@ -65,6 +65,7 @@ EXCLUDED: dict[str, str] = {
     "indexalg/_bigint.py": "cold",
     "indexalg/decisions.py": "cold",
     "indexalg/evaluate.py": "cold (the reference evaluator)",
+    "indexalg/ops.py": "cold (the evaluator's handlers; mypyc reads their int | bool as int)",
     "indexalg/iter_map.py": "cold",
     "indexalg/limits.py": "cold",
     "indexalg/loops.py": "cold",
