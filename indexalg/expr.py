@@ -128,7 +128,7 @@ class Expr:
     integer value, a symbol name, a coefficient or constant).  Both are fixed at construction.
     """
 
-    __slots__ = ("args", "payload", "key", "depth", "_facts", "_syms", "__weakref__")
+    __slots__ = ("args", "payload", "key", "depth", "_congruence", "_syms", "__weakref__")
 
     #: True for claims (comparisons, And/Or/Not, True/False); False for integer-valued nodes.
     is_bool: ClassVar[bool] = False
@@ -142,7 +142,8 @@ class Expr:
     key: SortKey
     #: Nesting depth: 1 for a leaf, 1 + the deepest child otherwise (at most MAX_DEPTH).
     depth: int
-    _facts: Any
+    #: the node's congruence (analysis.congruence), computed on first use: context-free
+    _congruence: Any
     _syms: frozenset[Expr] | None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Expr:
@@ -404,7 +405,7 @@ def _intern(
         child_keys = tuple(map(_KEY_OF, args))
     node.key = (cls.rank, 0 if payload is None else payload, child_keys)
     node.depth = depth
-    node._facts = None
+    node._congruence = None
     node._syms = None
     _DATA[k] = _KeyedRef(node, _REMOVE, k)
     return node

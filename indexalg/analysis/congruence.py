@@ -168,10 +168,10 @@ def congruence(e: Expr, ranges: object = None) -> Fact:
     Context-free (``ranges`` is accepted for a uniform signature and ignored); cached on
     the interned node.
     """
-    facts = e._facts
+    facts = e._congruence
     if facts is not None:
         c: Fact = facts
         return c
     f = CONGRUENCE_TABLE[type(e)](e)
-    e._facts = f
+    e._congruence = f
     return f
