@@ -283,38 +283,40 @@ class Expr:
     def __pos__(self) -> Expr:
         return self
 
+    # (``Cls.make``, not ``Cls(...)``: a constructor call is typed as its class, and the
+    # compiled build checks that type, but the builders fold: ``x < x`` is ``false``)
     def __floordiv__(self, other: ExprLike) -> Expr:
-        return FloorDiv(self, other)
+        return FloorDiv.make(self, other)
 
     def __rfloordiv__(self, other: ExprLike) -> Expr:
-        return FloorDiv(other, self)
+        return FloorDiv.make(other, self)
 
     def __mod__(self, other: ExprLike) -> Expr:
-        return Mod(self, other)
+        return Mod.make(self, other)
 
     def __rmod__(self, other: ExprLike) -> Expr:
-        return Mod(other, self)
+        return Mod.make(other, self)
 
     def __lt__(self, other: ExprLike) -> Expr:
-        return Lt(self, other)
+        return Lt.make(self, other)
 
     def __le__(self, other: ExprLike) -> Expr:
-        return Le(self, other)
+        return Le.make(self, other)
 
     def __gt__(self, other: ExprLike) -> Expr:
-        return Lt(other, self)
+        return Lt.make(other, self)
 
     def __ge__(self, other: ExprLike) -> Expr:
-        return Le(other, self)
+        return Le.make(other, self)
 
     def __and__(self, other: Expr) -> Expr:
-        return And(self, other)
+        return And.make(self, other)
 
     def __or__(self, other: Expr) -> Expr:
-        return Or(self, other)
+        return Or.make(self, other)
 
     def __invert__(self) -> Expr:
-        return Not(self)
+        return Not.make(self)
 
     # Operators with no integer meaning: a clear error, as the parser gives, rather than
     # Python's TypeError from a missing method.
