@@ -355,6 +355,7 @@ INTERNAL_TREES = (
 INTERNAL_MODULES = (
     "indexalg.__main__",
     "indexalg._bigint",  # integer <-> text of any size, behind the parser and printers
+    "indexalg._build",  # the build record setup.py writes into each wheel (indexalg --version)
     "indexalg.interop",  # packages whose modules are in the reference
     "indexalg.printing",
     "indexalg.testing",
