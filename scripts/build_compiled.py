@@ -43,6 +43,11 @@ import sys
 import time
 from pathlib import Path
 
+# this folder is on sys.path when the script runs: the wheels' script owns the test list
+# and the source hash
+from wheels import TESTS as WHEEL_TESTS
+from wheels import source_hash as wheels_source_hash
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -64,19 +69,10 @@ MODULES = _setup_modules()
 #: module: inside the package it would be taken for one of indexalg's modules).
 GROUP = "indexalg_compiled"
 
-#: The tests ``--test`` runs against the compiled tree: the
-#: simplifier, the analyses, node construction and its errors, the procedures, the prover and
-#: the property suite.  (The whole non-slow suite passes against it too.)
-CORE_TESTS = (
-    "tests/test_simplify.py",
-    "tests/test_simplify_inductor.py",
-    "tests/test_analysis.py",
-    "tests/test_analysis_exhaustive.py",
-    "tests/test_semantics.py",
-    "tests/test_procedures.py",
-    "tests/test_prove.py",
-    "property_tests",
-)
+#: The tests ``--test`` runs against the compiled tree: the compiled wheel's core tests
+#: (``scripts/wheels.py``'s list) but the build-record check, which reads a wheel's
+#: environment.  (The whole non-slow suite passes against it too.)
+CORE_TESTS = tuple(t for t in WHEEL_TESTS["compiled"] if t != "tests/test_build_info.py")
 
 #: What is copied into the build tree (everything the wheel needs).
 COPIED = ("indexalg", "indexalg_triton", "pyproject.toml", "README.md")
@@ -116,34 +112,9 @@ def copy_tree(src: Path) -> None:
 
 
 def source_hash(modules: list[str]) -> str:
-    """A hash of everything a build is made from: the copied sources (paths and bytes), this
-    script, the modules compiled, the interpreter and mypyc's version."""
-    import hashlib
-    from importlib.metadata import PackageNotFoundError, version
-
-    h = hashlib.sha256()
-    try:
-        mypy_version = version("mypy")
-    except PackageNotFoundError:
-        mypy_version = "none"
-    h.update(f"{sys.version}\0{mypy_version}\0{modules!r}\0".encode())
-    files: list[Path] = [Path(__file__).resolve()]
-    for name in COPIED:
-        origin = ROOT / name
-        if origin.is_dir():
-            files += sorted(
-                f
-                for f in origin.rglob("*")
-                if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".so", ".pyc")
-            )
-        else:
-            files.append(origin)
-    for f in files:
-        h.update(str(f.relative_to(ROOT) if f.is_relative_to(ROOT) else f.name).encode())
-        h.update(b"\0")
-        h.update(f.read_bytes())
-        h.update(b"\0")
-    return h.hexdigest()
+    """A hash of everything a build is made from: the copied sources, this script, the
+    modules compiled, the interpreter and mypyc's version (``scripts/wheels.py``'s hash)."""
+    return wheels_source_hash(COPIED, extra=repr(modules), scripts=(Path(__file__),))
 
 
 def run(cmd: list[str], cwd: Path) -> float:

@@ -72,17 +72,20 @@ TESTS: dict[str, tuple[str, ...]] = {
 SOURCES = ("indexalg", "indexalg_triton", "setup.py", "pyproject.toml", "README.md")
 
 
-def source_hash() -> str:
-    """A hash of everything the wheels are built from: the sources (paths and bytes), this
-    script, the interpreter and mypy's version."""
+def source_hash(
+    sources: tuple[str, ...] = SOURCES, *, extra: str = "", scripts: tuple[Path, ...] = ()
+) -> str:
+    """A hash of everything a build is made from: ``sources`` (paths and bytes; folders
+    walked), this script and ``scripts``, ``extra``, the interpreter and mypy's version.
+    ``scripts/build_compiled.py`` hashes its tree with it too."""
     h = hashlib.sha256()
     try:
         mypy_version = version("mypy")
     except PackageNotFoundError:
         mypy_version = "none"
-    h.update(f"{sys.version}\0{mypy_version}\0".encode())
-    files: list[Path] = [Path(__file__).resolve()]
-    for name in SOURCES:
+    h.update(f"{sys.version}\0{mypy_version}\0{extra}\0".encode())
+    files: list[Path] = [Path(__file__).resolve(), *(s.resolve() for s in scripts)]
+    for name in sources:
         origin = ROOT / name
         if origin.is_dir():
             files += sorted(
