@@ -1047,22 +1047,6 @@ class _Compare(Expr):
         return _intern(cls, (x, y), None)
 
 
-def _lt(a: int, b: int) -> bool:
-    return a < b
-
-
-def _le(a: int, b: int) -> bool:
-    return a <= b
-
-
-def _eq(a: int, b: int) -> bool:
-    return a == b
-
-
-def _ne(a: int, b: int) -> bool:
-    return a != b
-
-
 @_python_class
 class Lt(_Compare):
     """The claim ``a < b`` (``a > b`` is built as ``Lt(b, a)``)."""
@@ -1070,7 +1054,7 @@ class Lt(_Compare):
     __slots__ = ()
     rank = 41
     op = ops.LT
-    _op = staticmethod(_lt)
+    _op = staticmethod(ops.lt)
 
     @classmethod
     def make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1084,7 +1068,7 @@ class Le(_Compare):
     __slots__ = ()
     rank = 42
     op = ops.LE
-    _op = staticmethod(_le)
+    _op = staticmethod(ops.le)
 
     @classmethod
     def make(cls, a: ExprLike, b: ExprLike) -> Expr:
@@ -1098,7 +1082,7 @@ class Eq(_Compare):
     __slots__ = ()
     rank = 43
     op = ops.EQ
-    _op = staticmethod(_eq)
+    _op = staticmethod(ops.eq)
     symmetric = True
 
     @classmethod
@@ -1113,7 +1097,7 @@ class Ne(_Compare):
     __slots__ = ()
     rank = 44
     op = ops.NE
-    _op = staticmethod(_ne)
+    _op = staticmethod(ops.ne)
     symmetric = True
 
     @classmethod

@@ -49,6 +49,10 @@ __all__ = [
     "floordiv",
     "mod",
     "ceildiv",
+    "lt",
+    "le",
+    "eq",
+    "ne",
 ]
 
 #: A value of the evaluator: an int, or a bool for a claim.
@@ -232,19 +236,22 @@ def _not(e: Expr, ev: Callable[[Expr], Value]) -> Value:
     return not ev(e.args[0])
 
 
-def _lt(a: int, b: int) -> bool:
+# the comparisons, also the folding of the claim classes in expr.py
+
+
+def lt(a: int, b: int) -> bool:
     return a < b
 
 
-def _le(a: int, b: int) -> bool:
+def le(a: int, b: int) -> bool:
     return a <= b
 
 
-def _eq(a: int, b: int) -> bool:
+def eq(a: int, b: int) -> bool:
     return a == b
 
 
-def _ne(a: int, b: int) -> bool:
+def ne(a: int, b: int) -> bool:
     return a != b
 
 
@@ -317,19 +324,19 @@ BOOL_CONST: Op = Op(
     sympy=None, torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
 LT: Op = Op(
-    name="Lt", arity=2, evaluate=_binary(_lt), text=compare("<"), python=compare("<"),
+    name="Lt", arity=2, evaluate=_binary(lt), text=compare("<"), python=compare("<"),
     parse=("Lt",), sympy="Lt", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
 LE: Op = Op(
-    name="Le", arity=2, evaluate=_binary(_le), text=compare("<="), python=compare("<="),
+    name="Le", arity=2, evaluate=_binary(le), text=compare("<="), python=compare("<="),
     parse=("Le",), sympy="Le", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
 EQ: Op = Op(
-    name="Eq", arity=2, evaluate=_binary(_eq), text=compare("=="), python=compare("=="),
+    name="Eq", arity=2, evaluate=_binary(eq), text=compare("=="), python=compare("=="),
     parse=("Eq",), sympy="Eq", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
 NE: Op = Op(
-    name="Ne", arity=2, evaluate=_binary(_ne), text=compare("!="), python=compare("!="),
+    name="Ne", arity=2, evaluate=_binary(ne), text=compare("!="), python=compare("!="),
     parse=("Ne",), sympy="Ne", torch=None, division=None, weight=0, costly=False,
 )  # fmt: skip
 AND: Op = Op(
