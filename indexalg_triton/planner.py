@@ -321,13 +321,6 @@ def plan_reduction(
         ]
         if n >= 4:
             splits.append((8, {"XBLOCK": 64, "RBLOCK": 128, "SPLIT": n // 2}))
-        # narrow tiles of 4 warps, more programs resident (Inductor's split column sum of
-        # 65536 x 768 ran 64 x 8 tiles: 24 registers, 99% occupancy, 47.9 µs against our
-        # 64 x 128 at 62 registers, 50%, 50.9 µs)
-        splits += [
-            (4, {"XBLOCK": 64, "RBLOCK": 16, "SPLIT": n}),
-            (4, {"XBLOCK": 64, "RBLOCK": 8, "SPLIT": n}),
-        ]
         return ReductionPlan(
             tuple(_unique([*splits, *looped, *persistent])),
             f"column reduction: {programs} programs of 64 columns for "
