@@ -21,7 +21,11 @@ timed (``do_bench`` median, 3 rounds) to find what the torch.compile kernel does
 * ``yx``: a 2-D pointwise tile laid out ``[YBLOCK, XBLOCK]`` (x, the output-contiguous
   axis, last, as torch.compile lays its tiles out) instead of ``[XBLOCK, YBLOCK]``;
 * ``hoisted``: every ``xindex // n`` and ``xindex % n`` computed once into a variable;
-* ``evict_last``: every load without a hint given ``evict_last`` (torch.compile's loads).
+* ``evict_last``: every load without a hint given ``evict_last`` (torch.compile's loads);
+* ``evict_first``: every load without a hint given ``evict_first`` (torch.compile's hint on
+  a looped reduction's last read of a value);
+* ``cast_bf16``: the bit-exact ``ia_round_bf16`` rounding replaced by a round trip through
+  ``tl.bfloat16`` (what the GPU rounds alike; the interpreter truncates).
 """
 
 from __future__ import annotations
@@ -185,15 +189,29 @@ def _variant(source: str, kind: str) -> str | None:
         for t, n in names.items():
             body = body.replace(t, n)
         return head + sep + lines + body
-    if kind == "evict_last":
+    if kind in ("evict_last", "evict_first"):
+        out = "".join(_hinted(line, kind) for line in source.splitlines(keepends=True))
+        return out if out != source else None
+    if kind == "cast_bf16":
         out = re.sub(
-            r"(tl\.load\((?:(?!eviction_policy).)*?)\)$",
-            r"\1, eviction_policy='evict_last')",
-            source,
-            flags=re.M,
+            r"(?<!def )ia_round_bf16\((\w+)\)", r"\1.to(tl.bfloat16).to(tl.float32)", source
         )
         return out if out != source else None
     raise ValueError(kind)
+
+
+def _hinted(line: str, hint: str) -> str:
+    """``line`` with ``eviction_policy=hint`` added to its ``tl.load`` call (the parenthesis
+    that closes the load, not a ``.to(...)`` after it) where the load has no hint."""
+    start = line.find("tl.load(")
+    if start < 0 or "eviction_policy" in line:
+        return line
+    depth = 0
+    for k in range(start + len("tl.load"), len(line)):
+        depth += {"(": 1, ")": -1}.get(line[k], 0)
+        if depth == 0:
+            return f"{line[:k]}, eviction_policy='{hint}'{line[k:]}"
+    return line
 
 
 def _same_as_eager(fn: Callable[..., Any], xs: Sequence[Any], spec: Any, src: Any) -> bool:
@@ -214,7 +232,7 @@ def _same_as_eager(fn: Callable[..., Any], xs: Sequence[Any], spec: Any, src: An
     )
 
 
-VARIANTS = ("as_generated", "yx", "hoisted", "evict_last")
+VARIANTS = ("as_generated", "yx", "hoisted", "evict_last", "evict_first", "cast_bf16")
 
 
 def variants(names: Sequence[str], out: Path) -> list[dict[str, Any]]:
