@@ -56,6 +56,7 @@ CORE_LAYERS: tuple[tuple[str, ...], ...] = (
 ANALYSIS_ORDER = (
     "indexalg.analysis.infinity",
     "indexalg.analysis.context",
+    "indexalg.analysis.witness",
     "indexalg.analysis.interval",
     "indexalg.analysis.symbolic",
     "indexalg.analysis.congruence",

@@ -1,7 +1,8 @@
 """Range analysis: numeric and symbolic interval bounds, congruences, claim decisions.
 
 The modules, bottom to top (each imports only those before it): ``infinity`` (exact
-±infinity), ``context`` (ranges, caches, query state), ``interval``, ``symbolic``,
+±infinity), ``context`` (ranges, caches, query state), ``witness`` (concrete in-range
+points that refute a claim before it is proven), ``interval``, ``symbolic``,
 ``congruence``, ``decide`` (claims), ``refine`` (narrowing by a condition), ``where``
 (registers Where's handlers into the interval and symbolic tables), ``bounds``.
 """

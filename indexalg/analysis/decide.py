@@ -10,6 +10,7 @@ from indexalg.analysis.congruence import congruence
 from indexalg.analysis.context import Context, context_for, owner
 from indexalg.analysis.interval import bounded_symbols, interval
 from indexalg.analysis.symbolic import mentions_dependent, sym_bound
+from indexalg.analysis.witness import witness_values
 from indexalg.errors import ExprTypeError
 from indexalg.expr import (
     Add,
@@ -79,7 +80,10 @@ def _lower_ge(d: Expr, k: int, ctx: Context) -> bool:
     plain = _without_floors(d)
     if plain is not d and interval(plain, ctx)[0] >= k:
         return True
-    for elim in _symbolic_passes(d, ctx):
+    passes = _symbolic_passes(d, ctx)
+    if passes and any(v is not None and v < k for v in witness_values(d, ctx)):
+        return False  # d < k at a point of the ranges: no bound can prove d >= k
+    for elim in passes:
         b = sym_bound(d, ctx, upper=False, elim=elim)
         if b is not None and interval(b, ctx)[0] >= k:
             return True
@@ -103,7 +107,10 @@ def _upper_le(d: Expr, k: int, ctx: Context) -> bool:
     plain = _without_floors(d)
     if plain is not d and interval(plain, ctx)[1] <= k:
         return True
-    for elim in _symbolic_passes(d, ctx):
+    passes = _symbolic_passes(d, ctx)
+    if passes and any(v is not None and v > k for v in witness_values(d, ctx)):
+        return False  # d > k at a point of the ranges: no bound can prove d <= k
+    for elim in passes:
         b = sym_bound(d, ctx, upper=True, elim=elim)
         if b is not None and interval(b, ctx)[1] <= k:
             return True

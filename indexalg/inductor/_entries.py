@@ -23,6 +23,7 @@ from typing import Any
 import indexalg as ia
 from indexalg.analysis import context_for, decide
 from indexalg.analysis.refine import empty_domain
+from indexalg.analysis.witness import points_disagree
 from indexalg.expr import (
     Add,
     BoolConst,
@@ -671,6 +672,8 @@ def _decide_claim(c: Expr, ranges: Ranges) -> bool | None:
         verdict = bool(c.payload)
     else:
         verdict, _ = decide(c, ranges)
+        if verdict is None and points_disagree(c, context_for(ranges)):
+            return None  # true at one point of the ranges, false at another: undecidable
         if verdict is None:
             try:
                 s = ia.simplify(c, ranges)
