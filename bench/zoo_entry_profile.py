@@ -6,6 +6,9 @@ time, with the entry points' timers and counters.
         [--entry maybe_evaluate_static] [--top 40] [--out prof.txt]
 
 cProfile slows every call by a similar factor, so read the shares, not the seconds.
+With ``--entry NAME`` only the plug-in's own attempt inside that entry point is profiled
+(the replacement function, up to its answer or its fallback; the stock function it falls
+back to runs unprofiled), which keeps a claim-heavy compile inside a device call's limit.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import io
 import os
 import pstats
 import time
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,17 +29,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("--top", type=int, default=40)
     p.add_argument("--out")
+    p.add_argument("--entry", help="profile only the plug-in's own attempt in this entry point")
     args = p.parse_args(argv)
     os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
     import indexalg.inductor as plug
     from bench import zoo
     from bench.zoo_models.registry import BY_NAME
 
-    zoo._setup("plugin", time.perf_counter)
     prof = cProfile.Profile()
-    prof.enable()
+    if args.entry:
+        by_name = {e.name: e for e in plug.ENTRY_POINTS}
+        if args.entry not in by_name:
+            p.error(f"--entry: one of {', '.join(sorted(by_name))}")
+        _profile_inside(by_name[args.entry], prof)
+    zoo._setup("plugin", time.perf_counter)
+    if not args.entry:
+        prof.enable()
     res = zoo._compile_once(BY_NAME[args.model], zoo.BACKEND[args.device], args.shape, args.device)
-    prof.disable()
+    if not args.entry:
+        prof.disable()
     buf = io.StringIO()
     ks = res["kernels"]
     buf.write(
@@ -54,6 +66,25 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.out, "w") as fh:
             fh.write(text)
     return 0
+
+
+def _profile_inside(entry: Any, prof: cProfile.Profile) -> None:
+    """Wrap ``entry``'s replacement so that ``prof`` runs only inside it (outermost call)."""
+    fast = entry.fast
+    depth = [0]
+
+    def profiled(*args: Any, **kwargs: Any) -> Any:
+        depth[0] += 1
+        if depth[0] == 1:
+            prof.enable()
+        try:
+            return fast(*args, **kwargs)
+        finally:
+            if depth[0] == 1:
+                prof.disable()
+            depth[0] -= 1
+
+    entry.fast = profiled
 
 
 if __name__ == "__main__":
