@@ -3,6 +3,8 @@ next to Inductor's own code, ranges as Inductor gives them, fallbacks (injected 
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 import random
 import subprocess
@@ -345,6 +347,60 @@ def test_axiom_facts_read_divisibility_bounds_and_exclusions():
     assert f.ranges["_ia_q4_s27"] == (2, None)
     assert f.ranges["s53"] == (3, 64)  # both conjuncts of the guard
     assert _axioms.axiom_facts(object(), _entries._env_symbol_range, lambda e: e) is _axioms.EMPTY
+
+
+def test_axioms_are_converted_once_when_a_new_guard_is_taken(monkeypatch):
+    """A new guard bumps the ShapeEnv's version and the facts are read again; each axiom
+    is converted once (reading every axiom again at every version was quadratic: 5 s of
+    mobilenet_v3_small's compile), and the facts read the second time include the new one."""
+    from indexalg.inductor import _axioms, _convert
+
+    env, s27, s53 = _guarded_env(_pixel_shuffle_guards)
+
+    def true_axioms() -> int:
+        return sum(1 for v in env.axioms.values() if bool(v))
+
+    converted: list[Any] = []
+    real = _convert.to_ia
+
+    def counting(e: Any) -> Any:
+        converted.append(e)
+        return real(e)
+
+    monkeypatch.setattr(_convert, "to_ia", counting)
+    with plug.enabled():
+        _axioms.clear()
+        f = _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e)
+        first = len(converted)
+        assert first == true_axioms()
+        env.axioms.update(dict(env.get_implications(env.simplify(sympy.Le(s53, 64)))))
+        g = _axioms.axiom_facts(env, _entries._env_symbol_range, lambda e: e)
+    assert g is not f
+    assert len(converted) == true_axioms() > first  # the new axioms only, each once
+    assert g.ranges["s53"][1] == 64 and "s53" not in f.ranges
+    assert g.ranges["_ia_q4_s27"] == f.ranges["_ia_q4_s27"] == (2, None)
+
+
+def test_floor_for_clean_rewrites_a_shared_subterm_once_and_keeps_the_rest():
+    import indexalg as ia
+    from indexalg.expr import CleanDiv, Expr, FloorDiv, Mod, Symbol, add, integer
+    from indexalg.inductor._axioms import floor_for_clean
+
+    e: Expr = Symbol("x")
+    for i in range(40):  # each level uses the one below twice: 2**40 paths, 121 nodes
+        half = FloorDiv.make(e, integer(2))
+        e = add(CleanDiv.make(Symbol(f"a{i}"), integer(2)), half, Mod.make(e, integer(3)))
+
+    def kinds(x: Expr, seen: set[Expr]) -> set[type[Expr]]:
+        if x in seen:
+            return set()
+        seen.add(x)
+        return {type(x)}.union(*(kinds(a, seen) for a in x.args))
+
+    out = floor_for_clean(e)
+    assert CleanDiv in kinds(e, set()) and CleanDiv not in kinds(out, set())
+    assert out.depth == e.depth
+    assert floor_for_clean(ia.parse("x*y + 3")) is ia.parse("x*y + 3")
 
 
 def test_conversion_memo_keeps_one_symbol_per_name_and_maps_back_inductors_objects():

@@ -85,10 +85,11 @@ class AxiomFacts:
         self.rekey()
 
     def rekey(self) -> None:
+        """The hashable summary of the facts (sets of interned nodes: no text is built)."""
         self.key = (
-            tuple(sorted((k.payload, str(v)) for k, v in self.subs.items())),
-            tuple(sorted(self.ranges.items(), key=lambda kv: kv[0])),
-            tuple(sorted(((str(k), v) for k, v in self.facts.items()), key=lambda kv: kv[0])),
+            frozenset(self.subs.items()),
+            frozenset(self.ranges.items()),
+            frozenset(self.facts.items()),
         )
 
     def apply(self, e: Expr) -> Expr:
@@ -102,8 +103,15 @@ _MEMO: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], AxiomFacts]] = (
 )
 
 
+#: an axiom (a sympy claim) -> its indexalg form, or _UNREADABLE
+_CONVERTED: dict[Any, Expr] = {}
+_UNREADABLE = Symbol("_ia_unreadable_axiom")
+
+
 def clear() -> None:
     _MEMO.clear()
+    _FLOORED.clear()
+    _CONVERTED.clear()
 
 
 def axiom_facts(
@@ -129,8 +137,21 @@ def axiom_facts(
     for claim, value in axioms.items():
         if not (value is True or (getattr(value, "is_Boolean", False) and bool(value))):
             continue
+        # the conversion of an axiom is kept (a new guard bumps the version and the facts
+        # are read again: without this each read converted every axiom again)
+        read = _CONVERTED.get(claim)
+        if read is None:
+            try:
+                read = _convert.to_ia(claim)
+            except Fallback:
+                read = _UNREADABLE
+            if len(_CONVERTED) >= _convert.MEMO_LIMIT:
+                _CONVERTED.clear()
+            _CONVERTED[claim] = read
+        if read is _UNREADABLE:
+            continue
         try:
-            c = floor_for_clean(replace(_convert.to_ia(claim)))
+            c = floor_for_clean(replace(read))
         except Fallback:
             continue
         claims.extend(c.args if type(c) is And else (c,))  # each conjunct holds
@@ -178,7 +199,7 @@ def _build(
         if base is None:
             base = symbol_range(shape_env, _convert.symbol_for(name))
         ranges[name] = meet(base, facts.pop(e))
-    for fe, bounds in sorted(facts.items(), key=lambda kv: str(kv[0])):
+    for fe, bounds in sorted(facts.items(), key=lambda kv: kv[0].key):
         syms = fe.symbol_set
         if len(syms) != 1:
             continue
@@ -199,13 +220,37 @@ def floor_for_clean(e: Expr) -> Expr:
     """``e`` with every ``CleanDiv(a, b)`` written ``a // b``: the same value everywhere (a
     CleanDiv evaluates as the floor division; its producer only asserted the divisibility),
     so a guard on ``CleanDiv(2*s23, s23 // 4)`` (the form the ShapeEnv's axioms take once it
-    knows the divisibility) bounds the ``2*s23 // (s23 // 4)`` of a claim."""
+    knows the divisibility) bounds the ``2*s23 // (s23 // 4)`` of a claim.  Each node is
+    rewritten once (a shared subterm is not walked again; memoised across calls)."""
     if not e.args:
         return e
-    args = tuple(floor_for_clean(a) for a in e.args)
-    if type(e) is CleanDiv:
-        return FloorDiv.make(*args)
-    return e if all(a is b for a, b in zip(args, e.args)) else e.rebuild(args)
+    hit = _FLOORED.get(e)
+    if hit is not None:
+        return hit
+    if len(_FLOORED) >= _convert.MEMO_LIMIT:
+        _FLOORED.clear()
+    memo = _FLOORED
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        node, ready = stack.pop()
+        if node in memo:
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((a, False) for a in node.args if a.args and a not in memo)
+            continue
+        args = tuple(memo.get(a, a) for a in node.args)
+        if type(node) is CleanDiv:
+            memo[node] = FloorDiv.make(*args)
+        elif all(a is b for a, b in zip(args, node.args)):
+            memo[node] = node
+        else:
+            memo[node] = node.rebuild(args)
+    return memo[e]
+
+
+#: node -> the node with its CleanDivs written as floor divisions (:func:`floor_for_clean`)
+_FLOORED: dict[Expr, Expr] = {}
 
 
 def non_decreasing(e: Expr, sym: Expr) -> bool:
@@ -352,7 +397,7 @@ def _apply_ne(
             spec[s.payload] = symbol_range(shape_env, obj) if obj is not None else (None, None)
     spec.update(out.ranges)
     ranges = ia.as_ranges(spec)
-    pending = sorted(nes, key=lambda ek: (str(ek[0]), ek[1]))
+    pending = sorted(nes, key=lambda ek: (ek[0].key, ek[1]))
     for _ in range(4):
         changed = False
         for e, k in pending:

@@ -729,7 +729,7 @@ def _fast_maybe_evaluate_static(
         spec[name] = base if known is None else _axioms.meet(base, known)
     names = c.symbol_set
     used = [(k, v) for k, v in facts.facts.items() if k.symbol_set <= names]
-    key = (c, tuple(sorted(spec.items())), tuple(sorted((str(k), v) for k, v in used)))
+    key = (c, tuple(sorted(spec.items())), frozenset(used))
     hit = _CLAIMS.get(key, _NO_ANSWER)
     if hit is _NO_ANSWER:
         for k, v in used:
