@@ -3,12 +3,11 @@ next to Inductor's own code, ranges as Inductor gives them, fallbacks (injected 
 
 from __future__ import annotations
 
-from typing import Any
-
 import os
 import random
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
