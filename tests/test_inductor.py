@@ -354,7 +354,7 @@ def test_axioms_are_converted_once_when_a_new_guard_is_taken(monkeypatch):
     mobilenet_v3_small's compile), and the facts read the second time include the new one."""
     from indexalg.inductor import _axioms, _convert
 
-    env, s27, s53 = _guarded_env(_pixel_shuffle_guards)
+    env, _s27, s53 = _guarded_env(_pixel_shuffle_guards)
 
     def true_axioms() -> int:
         return sum(1 for v in env.axioms.values() if bool(v))
