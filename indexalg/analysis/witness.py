@@ -4,7 +4,7 @@ A claim that is false at one point of the ranges cannot be proven true; a claim 
 true at one point and false at another is undecidable outright.  The interval and symbolic
 passes of :mod:`indexalg.analysis.decide` cost tens to hundreds of microseconds on a large
 symbolic sum, and most rule conditions tried on such sums are false: evaluating the claim's
-difference at two or three points first answers those in a few microseconds.
+difference at two points first answers those in a few microseconds.
 
 Soundness rests on one property, checked when the points are built: each point satisfies
 every range of the context (bounds evaluated at the point) and every range keyed by an

@@ -73,7 +73,7 @@ class AxiomFacts:
     """What the axioms say: ``subs`` (size symbol -> ``k*q``), ``ranges`` (symbol name ->
     inclusive bounds, the fresh quotients included) and ``facts`` (expression -> bounds)."""
 
-    __slots__ = ("subs", "ranges", "facts", "key")
+    __slots__ = ("subs", "ranges", "facts")
 
     def __init__(
         self, subs: dict[Expr, Expr], ranges: dict[str, Bounds], facts: dict[Expr, Bounds]
@@ -81,16 +81,6 @@ class AxiomFacts:
         self.subs = subs
         self.ranges = ranges
         self.facts = facts
-        self.key: tuple[Any, ...] = ()
-        self.rekey()
-
-    def rekey(self) -> None:
-        """The hashable summary of the facts (sets of interned nodes: no text is built)."""
-        self.key = (
-            frozenset(self.subs.items()),
-            frozenset(self.ranges.items()),
-            frozenset(self.facts.items()),
-        )
 
     def apply(self, e: Expr) -> Expr:
         return e.subs(self.subs) if self.subs and (e.symbol_set & self.subs.keys()) else e
@@ -212,7 +202,6 @@ def _build(
         pre = preimage(fe, one, known, bounds)
         if pre is not None:
             ranges[sname] = meet(known, pre)
-    out.rekey()
     return out
 
 
