@@ -33,6 +33,7 @@ import re
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -476,7 +477,35 @@ def summary(rows: list[dict[str, Any]]) -> str:
         )
     bad = [f"{r['model']}/{r['shape']}: {'; '.join(r['worse'])}" for r in rows if r["worse"]]
     out.append("never worse than stock: " + ("yes" if not bad else "NO — " + " | ".join(bad)))
+    out.append(_errors_caught(rows))
     return "\n".join(out)
+
+
+def _errors_caught(rows: list[dict[str, Any]]) -> str:
+    """The exceptions indexalg raised inside an entry point (each answered by Inductor's own
+    code, so the outputs stay right, but each a bug), per entry point and type, with the
+    models and the places the plug-in kept (first plug-in sample of each model)."""
+    count: Counter[str] = Counter()
+    models: dict[str, list[str]] = {}
+    places: dict[str, dict[str, None]] = {}
+    for r in rows:
+        for entry, c in sorted(r.get("plugin", {}).items()):
+            for reason, n in sorted(c.get("fallbacks", {}).items()):
+                if not reason.startswith("error:"):
+                    continue
+                key = f"{entry} {reason}"
+                count[key] += n
+                models.setdefault(key, []).append(f"{r['model']}/{r['shape']}")
+                places.setdefault(key, {}).update(
+                    dict.fromkeys(c.get("errors", {}).get(reason, []))
+                )
+    if not count:
+        return "errors caught by the fallback wrapper: none"
+    lines = ["errors caught by the fallback wrapper (Inductor's answer used; each a bug):"]
+    for key in sorted(count):
+        lines.append(f"  {key}: {count[key]} ({', '.join(models[key])})")
+        lines.extend(f"    raised at {where}" for where in places[key])
+    return "\n".join(lines)
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:

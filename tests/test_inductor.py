@@ -156,6 +156,20 @@ def test_failure_inside_indexalg_falls_back_and_is_counted(installed, syms, monk
     c = plug.counters()["simplify_with_ranges"]
     assert c["fallbacks"] == {"error:RuntimeError": 1} and c["answered"] == 0
     assert "fallback error:RuntimeError: 1" in plug.report()
+    # where it was raised, kept for the report: the injected function, then the plug-in's
+    # own innermost frame, then the message; the same place again is not kept twice
+    (where,) = c["errors"]["error:RuntimeError"]
+    raised, ours = where.split(": RuntimeError: ")[0].split(" <- ")
+    assert raised.startswith("tests/test_inductor.py:") and raised.endswith(" in boom")
+    assert ours.startswith("indexalg/inductor/_entries.py:")
+    assert ours.endswith(" in _fast_simplify_with_ranges")
+    assert where.endswith("RuntimeError: injected")
+    Allocator(env).simplify_with_ranges(e + 1, {x: 4096})
+    c = plug.counters()["simplify_with_ranges"]
+    assert c["fallbacks"] == {"error:RuntimeError": 2} and c["errors"]["error:RuntimeError"] == [
+        where
+    ]
+    assert f"raised at {where}" in plug.report()
 
 
 def test_unreadable_input_falls_back(installed, syms):

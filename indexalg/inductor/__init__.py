@@ -160,7 +160,8 @@ def entry_points() -> dict[str, str]:
 def counters() -> dict[str, dict[str, Any]]:
     """Per entry point: calls, answered, fallbacks {reason: n}, dropped {reason: n} (facts
     left out: sound, less precise), notes {kind: n}, seconds,
-    fallback_seconds, convert_seconds."""
+    fallback_seconds, convert_seconds, and errors {``error:<type>``: [where raised]}: the
+    places of the first few exceptions indexalg raised (each also a fallback)."""
     return {
         name: {
             "calls": st.calls,
@@ -171,6 +172,7 @@ def counters() -> dict[str, dict[str, Any]]:
             "seconds": st.seconds,
             "fallback_seconds": st.fallback_seconds,
             "convert_seconds": st.convert_seconds,
+            "errors": {k: list(v) for k, v in sorted(st.errors.items())},
         }
         for name, st in sorted(STATS.items())
     }
@@ -195,6 +197,8 @@ def report() -> str:
         )
         for reason, n in c["fallbacks"].items():
             lines.append(f"    fallback {reason}: {n}")
+            for where in c["errors"].get(reason, ()):
+                lines.append(f"      raised at {where}")
         for reason, n in c["dropped"].items():
             lines.append(f"    dropped {reason}: {n}")
         for kind, n in c["notes"].items():

@@ -83,7 +83,9 @@ def _guarded(name: str, fast: Callable[..., Any], original: Callable[..., Any]) 
         except Exception as exc:  # indexalg must never turn Inductor's success into failure
             if _debug():
                 raise
-            st.fallbacks[f"error:{type(exc).__name__}"] += 1
+            reason = f"error:{type(exc).__name__}"
+            st.fallbacks[reason] += 1
+            st.record_error(reason, exc)
         t1 = clock()
         in_stock[0] += 1
         try:

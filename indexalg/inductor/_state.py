@@ -7,7 +7,9 @@ processes compile C++/Triton source, they do not run index arithmetic).
 
 from __future__ import annotations
 
+import os
 import time
+import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -42,6 +44,38 @@ class EntryStats:
     fallback_seconds: float = 0.0
     #: seconds converting sympy <-> indexalg (cache misses only cost anything)
     convert_seconds: float = 0.0
+    #: ``error:<type>`` reason -> where the first distinct errors of that type were raised
+    #: (at most :data:`ERROR_SAMPLES`): a bug report from a run that only counts
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+    def record_error(self, reason: str, exc: BaseException) -> None:
+        """Keep where ``exc`` was raised, unless :data:`ERROR_SAMPLES` places are kept."""
+        seen = self.errors.setdefault(reason, [])
+        if len(seen) < ERROR_SAMPLES:
+            where = raised_at(exc)
+            if where not in seen:
+                seen.append(where)
+
+
+#: distinct places kept per error type and entry point
+ERROR_SAMPLES = 3
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def raised_at(exc: BaseException) -> str:
+    """Where ``exc`` was raised (``file:line in function``), then the innermost frame of
+    indexalg's own code it passed through when that is another (paths from the package's
+    parent folder), and the message."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)]
+    root = os.path.dirname(_PACKAGE)
+    places = dict.fromkeys(
+        f"{os.path.relpath(f.filename, root)}:{f.lineno} in {f.name}"
+        for f in frames[-1:] + ours[-1:]
+    )
+    message = " ".join(str(exc).split())[:200]
+    return f"{' <- '.join(places)}: {type(exc).__name__}: {message}"
 
 
 STATS: dict[str, EntryStats] = {}
