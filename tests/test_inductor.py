@@ -172,6 +172,22 @@ def test_failure_inside_indexalg_falls_back_and_is_counted(installed, syms, monk
     assert f"raised at {where}" in plug.report()
 
 
+def test_a_loop_empty_at_every_point_of_the_ranges_falls_back_by_reason(installed, syms):
+    from torch.utils._sympy.functions import FloorDiv
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    # resnet18 at 32x32 with dynamic shapes: under the guard s0 <= 32 a loop of
+    # (s0 - 1)//32 iterations runs none; indexalg's simplifier refuses the empty domain
+    # (RangeError), counted as the reason, not as an error of the plug-in
+    x, _y, s0, env, Allocator = syms
+    env.var_to_range[s0] = ValueRanges(2, 32)
+    e = 3 * x + 1
+    out = Allocator(env).simplify_with_ranges(e, {x: FloorDiv(s0 - 1, 32)})
+    assert out == e
+    c = plug.counters()["simplify_with_ranges"]
+    assert c["fallbacks"] == {"empty_range": 1} and c["errors"] == {}
+
+
 def test_unreadable_input_falls_back(installed, syms):
     x, y, _s0, env, Allocator = syms
     e = sympy.Float(0.5) * x + y  # a float: no indexalg equivalent

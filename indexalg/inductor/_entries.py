@@ -490,7 +490,12 @@ def _fast_simplify_with_ranges(st: EntryStats, self: Any, expr: Any, var_ranges:
         hit[2], hit[3] = spelling.ranges(hit[1]), len(spelling.bounds)
     ranges = hit[2]
     st.convert_seconds += clock() - t0
-    out = spelling.thaw(ia.simplify(frozen, ranges))
+    try:
+        out = spelling.thaw(ia.simplify(frozen, ranges))
+    except ia.RangeError:
+        # a loop of no iterations at every point of the shape environment's ranges (a size
+        # ``(s53 - 1)//32`` where s53 <= 32): any answer holds there; Inductor's is kept
+        raise Fallback("empty_range") from None
     # Inductor's own answer is never the input as given but SizeVarAllocator.simplify's
     # expanded form of it (s0*(2*q1 + 1) -> 2*q1*s0 + s0), which its stride and tiling
     # analyses read: indexalg's node is that form, so it is built even when unchanged
