@@ -128,9 +128,11 @@ def _convert(s: Any) -> Expr:
             raise Fallback("unreadable") from None
         raise
     try:  # a symbol is new to the converter's memo once: recorded then (a clash raises
-        # before anything maps back, and forgets the memo that holds the clashing symbol)
+        # before anything maps back, and forgets the memo that holds the clashing symbol);
+        # a function of one that reads as the symbol itself (``TruncToInt(x0)``,
+        # ``Identity(x0)``: x0 is an integer) is no symbol to record
         for obj, node in new:
-            if type(node) is Symbol:
+            if type(node) is Symbol and obj.is_Symbol:
                 register_symbol(obj)
     except Fallback:
         _FX.clear()
