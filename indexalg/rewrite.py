@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from indexalg.analysis.decide import holds_in
 from indexalg.analysis.interval import interval
+from indexalg.analysis.witness import witness_values
 from indexalg.expr import (
     And,
     BoolConst,
@@ -175,7 +176,35 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
                 return False
         if not _may_correlate(lhs, rhs, ctx):
             return False
+    elif t is Eq or t is Ne:
+        la, ha = interval(lhs, ctx)
+        lb, hb = interval(rhs, ctx)
+        if ha < lb or hb < la:  # the two sides never meet: Ne at every point
+            return (t is Ne) is want
+    if (t is Lt or t is Le or t is Eq or t is Ne) and _refuted(t, lhs, rhs, ctx, want):
+        return False
     return holds_in(c.rebuild((lhs, rhs)), ctx, want)
+
+
+def _refuted(t: type[Expr], lhs: Expr, rhs: Expr, ctx: Context, want: bool) -> bool:
+    """Whether the comparison ``t`` of ``lhs`` and ``rhs`` is not ``want`` at a witness
+    point of ``ctx`` (:mod:`indexalg.analysis.witness`): then no analysis can prove it
+    ``want``.  Read from the values of the two sides, before the claim and the difference
+    that a proof attempt builds (most conditions that intervals leave open are false)."""
+    for a, b in zip(witness_values(lhs, ctx), witness_values(rhs, ctx)):
+        if type(a) is not int or type(b) is not int:
+            continue
+        if t is Lt:
+            value = a < b
+        elif t is Le:
+            value = a <= b
+        elif t is Eq:
+            value = a == b
+        else:  # Ne
+            value = a != b
+        if value is not want:
+            return True
+    return False
 
 
 def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:
