@@ -24,6 +24,7 @@ __all__ = [
     "BINARY_DIVISIONS",
     "term_factors",
     "term_parts",
+    "has_term_of",
     "split_terms",
     "divide_exact",
     "division_count",
@@ -44,6 +45,19 @@ def term_parts(t: Expr) -> tuple[int, Expr]:
     if type(t) is Mul:
         return t.payload, _make_term(1, t.args)
     return 1, t
+
+
+def has_term_of(e: Expr, classes: tuple[type[Expr], ...]) -> bool:
+    """Whether a term of the sum ``e`` is a multiple of one node of ``classes`` (its
+    monomial is of one of them), read without building a monomial: the check a procedure
+    that rewrites such terms makes first, on every sum."""
+    for t in e.args:
+        if type(t) is Mul:
+            if len(t.args) == 1 and type(t.args[0]) in classes:
+                return True
+        elif type(t) in classes:
+            return True
+    return False
 
 
 def split_terms(e: Expr) -> tuple[list[tuple[int, Expr]], int]:
