@@ -25,6 +25,7 @@ __all__ = [
     "term_factors",
     "term_parts",
     "has_term_of",
+    "constant_difference",
     "split_terms",
     "divide_exact",
     "division_count",
@@ -58,6 +59,23 @@ def has_term_of(e: Expr, classes: tuple[type[Expr], ...]) -> bool:
         elif type(t) in classes:
             return True
     return False
+
+
+def constant_difference(a: Expr, b: Expr) -> int | None:
+    """``a - b`` when the two differ by a literal (the same terms), else None; read from
+    the canonical forms, without building the difference."""
+    ta, ca = (a.args, a.payload) if type(a) is Add else _as_sum(a)
+    tb, cb = (b.args, b.payload) if type(b) is Add else _as_sum(b)
+    if ta != tb:
+        return None
+    return ca - cb
+
+
+def _as_sum(e: Expr) -> tuple[tuple[Expr, ...], int]:
+    """A term or a literal as a sum's (terms, constant)."""
+    if type(e) is Integer:
+        return (), e.payload
+    return (e,), 0
 
 
 def split_terms(e: Expr) -> tuple[list[tuple[int, Expr]], int]:
