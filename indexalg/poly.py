@@ -24,6 +24,8 @@ __all__ = [
     "BINARY_DIVISIONS",
     "term_factors",
     "term_parts",
+    "has_term_of",
+    "constant_difference",
     "split_terms",
     "divide_exact",
     "division_count",
@@ -44,6 +46,36 @@ def term_parts(t: Expr) -> tuple[int, Expr]:
     if type(t) is Mul:
         return t.payload, _make_term(1, t.args)
     return 1, t
+
+
+def has_term_of(e: Expr, classes: tuple[type[Expr], ...]) -> bool:
+    """Whether a term of the sum ``e`` is a multiple of one node of ``classes`` (its
+    monomial is of one of them), read without building a monomial: the check a procedure
+    that rewrites such terms makes first, on every sum."""
+    for t in e.args:
+        if type(t) is Mul:
+            if len(t.args) == 1 and type(t.args[0]) in classes:
+                return True
+        elif type(t) in classes:
+            return True
+    return False
+
+
+def constant_difference(a: Expr, b: Expr) -> int | None:
+    """``a - b`` when the two differ by a literal (the same terms), else None; read from
+    the canonical forms, without building the difference."""
+    ta, ca = (a.args, a.payload) if type(a) is Add else _as_sum(a)
+    tb, cb = (b.args, b.payload) if type(b) is Add else _as_sum(b)
+    if ta != tb:
+        return None
+    return ca - cb
+
+
+def _as_sum(e: Expr) -> tuple[tuple[Expr, ...], int]:
+    """A term or a literal as a sum's (terms, constant)."""
+    if type(e) is Integer:
+        return (), e.payload
+    return (e,), 0
 
 
 def split_terms(e: Expr) -> tuple[list[tuple[int, Expr]], int]:

@@ -55,18 +55,17 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         items: Mapping[Expr, tuple[Bound, Bound]] | None = None,
         facts: Mapping[Expr, tuple[Bound, Bound]] | None = None,
     ) -> None:
-        data = dict(items or {})
-        ordered = sorted(data.items(), key=lambda kv: kv[0].payload)
+        ordered = sorted(items.items(), key=_by_name) if items else []
         self._items: dict[Expr, tuple[Bound, Bound]] = dict(ordered)
         #: symbol -> inclusive (lo, hi), the mapping's own table (read it, never write it):
         #: what the analyses read, with no call into this module
         self.bounds: dict[Expr, tuple[Bound, Bound]] = self._items
-        fact_items = sorted((facts or {}).items(), key=lambda kv: str(kv[0]))
+        fact_items = sorted(facts.items(), key=_by_text) if facts else []
         #: expression -> inclusive (lo, hi): assumed at every point
         self.facts: dict[Expr, tuple[Bound, Bound]] = dict(fact_items)
         self._key = (
-            tuple((k, lo, hi) for k, (lo, hi) in ordered),
-            tuple((k, lo, hi) for k, (lo, hi) in fact_items),
+            tuple([(k, lo, hi) for k, (lo, hi) in ordered]),
+            tuple([(k, lo, hi) for k, (lo, hi) in fact_items]),
         )
         self._hash = hash(self._key)
 
@@ -127,6 +126,15 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         return out
 
 
+def _by_name(item: tuple[Expr, tuple[Bound, Bound]]) -> str:
+    name: str = item[0].payload
+    return name
+
+
+def _by_text(item: tuple[Expr, tuple[Bound, Bound]]) -> str:
+    return str(item[0])
+
+
 def _spec_bound(b: Bound) -> int | str | None:
     if b is None:
         return None
@@ -150,6 +158,8 @@ def _bound_expr(v: object, what: str) -> Bound:
         return None
     if type(v) is int:
         return integer(v)
+    if isinstance(v, Expr):
+        return _checked_int_expr(v, what)
     if isinstance(v, str):
         if _is_name(v):
             return _symbol(v)  # what the parser reads, without it
@@ -201,6 +211,8 @@ def _range_key(k: object) -> Expr:
 
 def _normalise_one(name: str, spec: object) -> tuple[Bound, Bound]:
     what = f"range of {name}"
+    if type(spec) is tuple and len(spec) == 2:  # the common form, read first
+        return _pair(spec[0], spec[1], what)
     if isinstance(spec, bool):
         raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
     if isinstance(spec, int):
@@ -214,12 +226,16 @@ def _normalise_one(name: str, spec: object) -> tuple[Bound, Bound]:
             raise RangeError(f"{what}: size {size} leaves no values")
         return integer(0), add(size, -1)
     if isinstance(spec, (tuple, list)) and len(spec) == 2:
-        lo = _bound_expr(spec[0], what)
-        hi = _bound_expr(spec[1], what)
-        if type(lo) is Integer and type(hi) is Integer and lo.payload > hi.payload:
-            raise RangeError(f"{what}: empty range [{lo}, {hi}]")
-        return lo, hi
+        return _pair(spec[0], spec[1], what)
     raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
+
+
+def _pair(lo_spec: object, hi_spec: object, what: str) -> tuple[Bound, Bound]:
+    lo = _bound_expr(lo_spec, what)
+    hi = _bound_expr(hi_spec, what)
+    if type(lo) is Integer and type(hi) is Integer and lo.payload > hi.payload:
+        raise RangeError(f"{what}: empty range [{lo}, {hi}]")
+    return lo, hi
 
 
 #: a literal spec dict (its items with their value types) -> its Ranges
@@ -279,17 +295,19 @@ def _may_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> bool:
     """Whether a cycle is possible: every symbol of a cycle has a bound that mentions the
     next, so some bound must mention a symbol whose own range has a non-literal bound."""
     linked = {sym: pair for sym, pair in ranges.items() if _non_literal(pair)}
-    if not linked:
-        return False
-    return any(
-        b is not None and not b.symbol_set.isdisjoint(linked)
-        for pair in linked.values()
-        for b in pair
-    )
+    for lo, hi in linked.values():
+        if lo is not None and not lo.symbol_set.isdisjoint(linked):
+            return True
+        if hi is not None and not hi.symbol_set.isdisjoint(linked):
+            return True
+    return False
 
 
 def _non_literal(pair: tuple[Bound, Bound]) -> bool:
-    return any(b is not None and type(b) is not Integer for b in pair)
+    lo, hi = pair
+    return (lo is not None and type(lo) is not Integer) or (
+        hi is not None and type(hi) is not Integer
+    )
 
 
 def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None:

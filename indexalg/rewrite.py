@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import TYPE_CHECKING
 
+from indexalg.analysis.context import OPEN
 from indexalg.analysis.decide import holds_in
 from indexalg.analysis.interval import interval
+from indexalg.analysis.witness import witness_values
 from indexalg.expr import (
     And,
     BoolConst,
@@ -28,11 +30,13 @@ from indexalg.expr import (
     Ne,
     Not,
     Or,
+    Symbol,
     Wild,
     _make_term,
     integer,
     mul,
 )
+from indexalg.poly import constant_difference
 
 if TYPE_CHECKING:
     from indexalg.analysis.context import Context
@@ -175,7 +179,51 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
                 return False
         if not _may_correlate(lhs, rhs, ctx):
             return False
+        if want and _below_own_bound(lhs, rhs, 1 if strict else 0, ctx):
+            return True
+    elif t is Eq or t is Ne:
+        la, ha = interval(lhs, ctx)
+        lb, hb = interval(rhs, ctx)
+        if ha < lb or hb < la:  # the two sides never meet: Ne at every point
+            return (t is Ne) is want
+    if (t is Lt or t is Le or t is Eq or t is Ne) and _refuted(t, lhs, rhs, ctx, want):
+        return False
     return holds_in(c.rebuild((lhs, rhs)), ctx, want)
+
+
+def _below_own_bound(lhs: Expr, rhs: Expr, k: int, ctx: Context) -> bool:
+    """Proven ``rhs - lhs >= k`` from the range of ``lhs`` alone: a symbol is at most its
+    upper bound ``hi`` at every point, so ``rhs - lhs >= rhs - hi``, here a literal (``x <
+    d*m`` for ``x`` in ``[0, d*m - 1]``: a split index below its extent, which the symbolic
+    passes would prove at many times the cost)."""
+    if type(lhs) is not Symbol:
+        return False
+    hi = ctx.bounds.get(lhs, OPEN)[1]
+    if hi is None:
+        return False
+    gap = constant_difference(rhs, hi)
+    return gap is not None and gap >= k
+
+
+def _refuted(t: type[Expr], lhs: Expr, rhs: Expr, ctx: Context, want: bool) -> bool:
+    """Whether the comparison ``t`` of ``lhs`` and ``rhs`` is not ``want`` at a witness
+    point of ``ctx`` (:mod:`indexalg.analysis.witness`): then no analysis can prove it
+    ``want``.  Read from the values of the two sides, before the claim and the difference
+    that a proof attempt builds (most conditions that intervals leave open are false)."""
+    for a, b in zip(witness_values(lhs, ctx), witness_values(rhs, ctx)):
+        if type(a) is not int or type(b) is not int:
+            continue
+        if t is Lt:
+            value = a < b
+        elif t is Le:
+            value = a <= b
+        elif t is Eq:
+            value = a == b
+        else:  # Ne
+            value = a != b
+        if value is not want:
+            return True
+    return False
 
 
 def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:

@@ -45,6 +45,7 @@ __all__ = [
     "bounded_symbols",
     "symbol_interval",
     "imul",
+    "iscale",
     "ipow",
     "ifloordiv",
     "imod",
@@ -122,13 +123,38 @@ def imul(a: Interval, b: Interval) -> Interval:
     """Product of two intervals."""
     a0, a1 = a
     b0, b1 = b
-    if type(a0) is int and type(a1) is int and type(b0) is int and type(b1) is int:
-        p, q, r, s = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-        return min(p, q, r, s), max(p, q, r, s)
+    if type(a0) is int and type(b0) is int:
+        if type(a1) is int and type(b1) is int:
+            p, q, r, s = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+            return min(p, q, r, s), max(p, q, r, s)
+        if a0 >= 0 and b0 >= 0 and _up_from(a0, a1) and _up_from(b0, b1):
+            # both non-negative (a size times a size): the products of the ends, with no
+            # comparison of an infinite bound
+            return a0 * b0, _mul_num(a1, b1)
     if a0 == a1 == 0 or b0 == b1 == 0:
         return 0, 0
     cs = (_mul_num(a0, b0), _mul_num(a0, b1), _mul_num(a1, b0), _mul_num(a1, b1))
     return min(cs), max(cs)
+
+
+def _up_from(lo: int, hi: Num) -> bool:
+    """Whether ``hi`` is at or above the int ``lo`` (INF, or an int not below it)."""
+    return hi is INF or (type(hi) is int and hi >= lo)
+
+
+def iscale(a: Interval, c: int) -> Interval:
+    """``a`` times the int ``c``: ``imul(a, (c, c))``, without its four products where an
+    end is an int and the other one an int or the infinity on its side."""
+    lo, hi = a
+    if type(lo) is int:
+        if type(hi) is int:
+            p, q = lo * c, hi * c
+            return (p, q) if p <= q else (q, p)
+        if hi is INF and c:
+            return (lo * c, INF) if c > 0 else (NEG_INF, lo * c)
+    elif lo is NEG_INF and type(hi) is int and c:
+        return (NEG_INF, hi * c) if c > 0 else (hi * c, INF)
+    return imul(a, (c, c))
 
 
 def _fdiv(a: Num, b: Num) -> Num:
@@ -353,12 +379,12 @@ def _mul(e: Expr, ctx: Context) -> Interval:
     c: int = e.payload
     args = e.args
     if len(args) == 1:
-        return imul(interval(args[0], ctx), (c, c))
+        return iscale(interval(args[0], ctx), c)
     acc: Interval = (1, 1)
     if len(set(args)) == len(args):
         for f in args:
             acc = imul(acc, interval(f, ctx))
-        return imul(acc, (c, c))
+        return iscale(acc, c)
     # a factor repeated k times is a power: bounded exactly (x*x is >= 0), not as a product
     # of independent factors (which gives x*x on [-3, 3] the bounds [-9, 9])
     powers: dict[Expr, int] = {}
@@ -367,7 +393,7 @@ def _mul(e: Expr, ctx: Context) -> Interval:
     for f, k in powers.items():
         iv = interval(f, ctx)
         acc = imul(acc, ipow(iv, k) if k > 1 else iv)
-    return imul(acc, (c, c))
+    return iscale(acc, c)
 
 
 def ipow(a: Interval, k: int) -> Interval:

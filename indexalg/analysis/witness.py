@@ -29,8 +29,10 @@ __all__ = ["witness_values", "witness_points", "points_disagree"]
 #: an expression -> its values at the points (None where it has none)
 WITNESS = owner("witness", 4_000)
 #: an open side of a range is replaced by a value this far past the other side (a size
-#: symbol ``s >= 2`` is tried at 2 and at 2 + _REACH)
-_REACH = 6
+#: symbol ``s >= 2`` is tried at 2 and at 2 + _REACH); odd, so that the two corners of a
+#: size differ in parity (``x < 2*(s // 2)`` for ``x`` in ``[0, s - 1]`` is false at odd
+#: sizes only)
+_REACH = 7
 #: deeper expressions are not evaluated (the evaluator recurses)
 _MAX_DEPTH = 60
 

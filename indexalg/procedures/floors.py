@@ -22,7 +22,7 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import divide_exact, split_terms, term_parts
+from indexalg.poly import divide_exact, has_term_of, split_terms, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.size import size
 
@@ -41,7 +41,7 @@ def _remainder(x: Expr, c: Expr) -> Expr:
 def without_floors(s: Expr) -> Expr:
     """``s`` with each ``q*(x // c)`` (literal ``c``, ``c | q``) read as
     ``(q/c)*(x - x % c)`` where that makes the sum smaller; ``s`` itself otherwise."""
-    if type(s) is not Add:
+    if type(s) is not Add or not has_term_of(s, (FloorDiv,)):
         return s
     best: Expr = s
     for t in s.args:
@@ -153,8 +153,8 @@ def floor_sums(e: Expr, ctx: Context) -> Expr | None:
     aranges); and ``(x + a) // c - (x + b) // c`` with ``a > b`` is
     ``((x + b) % c + a - b) // c``, read without a division when that is affine in the
     remainder (``(x + 1) // 2 - x // 2`` is ``x % 2``)."""
-    if type(e) is not Add:
-        return None
+    if type(e) is not Add or not has_term_of(e, (FloorDiv, ModularIndexing)):
+        return None  # no floor division (Hermite, shifted floors), no remainder mod 2
     floors = _floor_terms(e)
     groups: dict[tuple[int, Expr, int], list[tuple[int, int]]] = {}
     for i, k, x, const, c in floors:

@@ -42,8 +42,8 @@ class _Digit(NamedTuple):
     positive: bool = True
 
 
-def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
-    """Every way of reading a term as scale * digit: a term such as
+def _digits(terms: tuple[Expr, ...], indices: set[Expr], ctx: Context) -> list[_Digit]:
+    """Every way of reading a term as scale * digit of one of ``indices``: a term such as
     ``6*(s53 // 2)*(y // 6)`` offers both floor divisions, since either may be the digit
     and the other part of the scale."""
     out: list[_Digit] = []
@@ -53,7 +53,7 @@ def _digits(terms: tuple[Expr, ...], ctx: Context) -> list[_Digit]:
             tf = type(f)
             if j and f is factors[j - 1]:
                 continue  # a repeated factor offers the same reading
-            if tf is ModularIndexing or tf is FloorDiv:
+            if (tf is ModularIndexing or tf is FloorDiv) and f.args[0] in indices:
                 scale = mul(coeff, *factors[:j], *factors[j + 1 :])
                 if tf is ModularIndexing:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], f.args[2]))
@@ -124,15 +124,47 @@ def _ratio_key(g: _Digit, sign: int = 1) -> tuple[Expr, Expr | None, int, int] |
     return g.base, mono, num // k, den // k
 
 
+def _pairable(terms: tuple[Expr, ...]) -> set[Expr]:
+    """The indices a join below can pair, read without building a node: those with a
+    ModularIndexing digit and another reading, those with floor divisions by two divisors
+    (by one divisor the pair's scales would be opposite, and its two terms one monomial),
+    and those of a floor division that are the monomial of a term (``s*x`` with
+    ``s*c*(x // c)``).  A digit of any other index pairs with nothing, and reading it would
+    build its scale."""
+    readings: dict[Expr, int] = {}
+    remainders: set[Expr] = set()
+    floors: dict[Expr, set[Expr]] = {}  # index -> the divisors of its floor divisions
+    for t in terms:
+        for f in term_factors(t)[1]:
+            tf = type(f)
+            if tf is ModularIndexing:
+                remainders.add(f.args[0])
+            elif tf is FloorDiv:
+                floors.setdefault(f.args[0], set()).add(f.args[1])
+            else:
+                continue
+            readings[f.args[0]] = readings.get(f.args[0], 0) + 1
+    out = {x for x in remainders if readings[x] > 1}
+    out.update(x for x, divisors in floors.items() if len(divisors) > 1)
+    if floors:
+        monomials = {term_factors(t)[1] for t in terms}
+        for x in floors:
+            c, factors = term_factors(x)
+            if c == 1 and factors in monomials:
+                out.add(x)
+    return out
+
+
 def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
     # Every search below is "the first lo, then the first hi that pairs with it" over the
     # digits in order.  In a long sum the candidates come from tables keyed by what a pair
     # must share (the checks stay the same), so a sum of n terms costs O(n), not O(n^2): the
     # same pair is found, and a 10,000-term sum no longer takes minutes.
     terms = e.args
-    digits = _digits(terms, ctx)
-    if not digits:
+    indices = _pairable(terms)
+    if not indices:
         return None
+    digits = _digits(terms, indices, ctx)
     big = len(digits) >= _TABLES_FROM
     by_upper = _by_key(digits, lambda g: (g.base, g.d, g.scale)) if big else None
     for lo in digits:

@@ -31,7 +31,7 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import split_terms, term_parts
+from indexalg.poly import has_term_of, split_terms, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.size import size
 
@@ -118,6 +118,8 @@ def _through_division(e: Expr, ctx: Context) -> Expr | None:
 
 def minmax_in_sum(e: Expr, ctx: Context) -> Expr | None:
     """``Min(a, b) + Max(a, b)``, and a ``±Min/Max`` term absorbing the rest of the sum."""
+    if not has_term_of(e, (Min, Max)):
+        return None
     terms = [term_parts(t) for t in e.args]
     for i, (c, m) in enumerate(terms):
         if type(m) is not Min or len(m.args) != 2:

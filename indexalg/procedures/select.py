@@ -29,7 +29,7 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import term_parts
+from indexalg.poly import has_term_of, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.compare import normalise_comparison
 from indexalg.procedures.size import size
@@ -64,6 +64,8 @@ def where_algebra(e: Expr, ctx: Context) -> Expr | None:
 
 def wheres_in_sum(e: Expr, ctx: Context) -> Expr | None:
     """Two Where terms of a sum on the same condition, as one Where."""
+    if not has_term_of(e, (Where,)):
+        return None
     terms = [term_parts(t) for t in e.args]
     for i, (k1, w1) in enumerate(terms):
         if type(w1) is not Where:
