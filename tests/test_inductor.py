@@ -643,3 +643,28 @@ def test_size_hints_leave_unbacked_and_negative_divisions_to_inductor(installed)
         "no_backed_hint": 1,
     }
     assert c["guarding_hint_or_throw"]["fallbacks"] == {"no_backed_hint": 1}
+
+
+def test_an_entry_point_whose_inductor_code_differs_is_reported_missing():
+    """The size hints replace Inductor's method only where it calls the ``_size_hinting``
+    function their answer was checked against (another torch: not patched)."""
+    _needs_hint_entries()
+    ok = _entries.EntryPoint(
+        "t",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator.optimization_hint",
+        _entries._fast_optimization_hint,
+        by_name=False,
+        calls=("_optimization_hint_base",),
+    )
+    other = _entries.EntryPoint(
+        "t",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator.optimization_hint",
+        _entries._fast_optimization_hint,
+        by_name=False,
+        calls=("_some_other_hinting",),
+    )
+    assert ok.resolve() is not None
+    assert other.resolve() is None
+    assert not other.install() and not other.patched

@@ -902,8 +902,13 @@ class EntryPoint:
         *,
         by_name: bool,
         versioned: bool = False,
+        calls: tuple[str, ...] = (),
     ) -> None:
         self.name = name
+        #: names Inductor's function must call for this replacement to be its equal (the
+        #: implementation it was checked against); a torch whose function does not is
+        #: reported missing, not patched
+        self.calls = calls
         #: memoised per ShapeEnv and its version counter, as Inductor's ``@_lru_cache``
         self.versioned = versioned
         self.owner = owner
@@ -924,6 +929,10 @@ class EntryPoint:
         value = getattr(obj, last, None)
         if value is None:
             return None
+        if self.calls:
+            code = getattr(getattr(value, "__wrapped_original__", value), "__code__", None)
+            if code is None or not set(self.calls) <= set(code.co_names):
+                return None
         return obj, last, value
 
     def install(self) -> bool:
@@ -1001,6 +1010,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
         "SizeVarAllocator.optimization_hint",
         _fast_optimization_hint,
         by_name=False,
+        calls=("_optimization_hint_base",),
     ),
     EntryPoint(
         "guarding_hint_or_throw",
@@ -1008,6 +1018,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
         "SizeVarAllocator.guarding_hint_or_throw",
         _fast_guarding_hint_or_throw,
         by_name=False,
+        calls=("_guarding_hint_or_throw_base",),
     ),
 )
 
