@@ -104,3 +104,19 @@ def test_checker_sees_a_modular_indexing_printed_wrong() -> None:
     assert pf.triton_eval(texpr(e), {"x2": 0}) == 0  # (-1 // 4) truncates to 0
     right = PythonMod(ModularIndexing(x - 1, 4, 2), 2)
     assert pf.c_eval(cexpr(right), {"x2": 0}) == 1
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_size_hints_are_the_value_at_the_hint_point(seed: int) -> None:
+    """optimization_hint and guarding_hint_or_throw alone: every answer the exact int value
+    of the expression at the ShapeEnv's hints (guards and replacements taken there)."""
+    from torch._inductor.sizevars import SizeVarAllocator
+
+    entries = [
+        e for e in ("optimization_hint", "guarding_hint_or_throw") if hasattr(SizeVarAllocator, e)
+    ]
+    if not entries:
+        pytest.skip("this torch has no SizeVarAllocator.optimization_hint")
+    report = pf.run(_n(120), seed=3000 + seed, entries=entries, stock_rate=0.2, max_findings=3)
+    assert sum(report.per_entry[e].checked for e in entries if e in report.per_entry) > 0
+    _check(report)

@@ -546,3 +546,170 @@ def test_unchanged_index_comes_back_in_inductors_expanded_form(installed, syms):
         got = sv.simplify_with_ranges(e, vr)
         assert got == want, (e, got, want)
     assert plug.counters()["simplify_with_ranges"]["answered"] == len(cases)
+
+
+# --- size hints: optimization_hint, guarding_hint_or_throw ---------------------------------
+
+HINT_ENTRIES = ("optimization_hint", "guarding_hint_or_throw")
+
+
+def _needs_hint_entries():
+    from torch._inductor.sizevars import SizeVarAllocator
+
+    for name in HINT_ENTRIES:
+        if not hasattr(SizeVarAllocator, name):  # an older torch: the entry point is skipped
+            pytest.skip(f"this torch has no SizeVarAllocator.{name}")
+
+
+def _hint_env():
+    """A ShapeEnv with backed sizes (hints 5, 8, 17, 64, 3, 1), replacements (one chained:
+    Inductor substitutes them once, not to a fixed point), an unbacked symbol and a loop
+    index (no hint)."""
+    from torch._dynamo.source import ConstantSource
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
+
+    env = ShapeEnv()
+    sizes = [
+        env.create_symbol(v, ConstantSource(f"h{i}"), dynamic_dim=DimDynamic.DYNAMIC)
+        for i, v in enumerate((5, 8, 17, 64, 3, 7))
+    ]
+    env.replacements[sizes[4]] = sizes[0] + 2 * sizes[1]
+    env.replacements[sizes[5]] = sizes[4] + 1  # chained: s4 is not replaced again
+    unbacked = env.create_unbacked_symint().node.expr
+    loop = sympy.Symbol("x0", integer=True, nonnegative=True)
+    return env, sizes, unbacked, loop
+
+
+def _hint_exprs(sizes, unbacked, loop, n, seed):
+    from torch.utils._sympy.functions import FloorDiv, ModularIndexing, PythonMod
+
+    rng = random.Random(seed)
+
+    def gen(depth: int):
+        k = rng.randrange(10 if depth < 3 else 2)
+        if k == 0:
+            return rng.choice(sizes)
+        if k == 1:
+            return sympy.Integer(rng.randrange(-3, 9))
+        a, b = gen(depth + 1), gen(depth + 1)
+        if k in (2, 3):
+            return a + b if k == 2 else a * b
+        if k == 4:
+            return a - b
+        if k == 5:
+            return FloorDiv(a, rng.choice([sympy.Integer(rng.randrange(1, 9)), b]))
+        if k == 6:
+            d, m = (sympy.Integer(rng.randrange(1, 9)) for _ in range(2))
+            return ModularIndexing(a, d, m)
+        if k == 7:
+            return sympy.Max(a, b) if rng.random() < 0.5 else sympy.Min(a, b)
+        if k == 8:
+            return PythonMod(a, sympy.Integer(rng.randrange(1, 7)))
+        return a + rng.choice([unbacked, loop]) if rng.random() < 0.2 else a**2
+
+    out = []
+    while len(out) < n:
+        try:
+            out.append(gen(0))
+        except Exception:  # sympy / torch refuse some random terms at construction
+            continue
+    return out
+
+
+def _outcome(fn, *args):
+    try:
+        return ("value", fn(*args))
+    except Exception as exc:
+        return ("raises", type(exc).__name__)
+
+
+@pytest.mark.parametrize("name", HINT_ENTRIES)
+def test_size_hints_equal_inductors_on_generated_expressions(installed, name):
+    """The hint is the expression's value at the hint point, exactly Inductor's (value or
+    exception), on 600 random expressions over backed sizes with replacements, with an
+    unbacked symbol or a loop index in some (those are Inductor's to answer)."""
+    _needs_hint_entries()
+    from torch._inductor.sizevars import SizeVarAllocator
+
+    env, sizes, unbacked, loop = _hint_env()
+    sv = SizeVarAllocator(env)
+    ours = getattr(sv, name)
+    stock = getattr(SizeVarAllocator, name).__wrapped_original__
+    exprs = _hint_exprs(sizes, unbacked, loop, 600, seed=24)
+    for e in exprs:
+        want = _outcome(stock, sv, e)
+        got = _outcome(ours, e)
+        assert got == want, (e, got, want)
+        assert got[0] != "value" or type(got[1]) is type(want[1]), e
+    c = plug.counters()[name]
+    assert c["calls"] == len(exprs)
+    assert c["answered"] >= len(exprs) // 2, plug.report()  # the test exercises indexalg
+    assert set(c["fallbacks"]) <= {
+        "division_outside_nonnegative",
+        "no_backed_hint",
+        "hint_unsupported_node",
+        "unreadable",
+    }, c["fallbacks"]
+
+
+def test_size_hints_substitute_replacements_once_as_inductor_does(installed):
+    _needs_hint_entries()
+    from torch._inductor.sizevars import SizeVarAllocator
+
+    env, sizes, _unbacked, _loop = _hint_env()
+    sv = SizeVarAllocator(env)
+    # s5 -> s4 + 1 and s4 -> s0 + 2*s1: once, so s4 is then its own hint (3), not 5 + 16
+    assert sv.optimization_hint(sizes[5] * 2) == 2 * (3 + 1)
+    assert sv.guarding_hint_or_throw(sizes[4] + sizes[2]) == 5 + 2 * 8 + 17
+    for name in HINT_ENTRIES:
+        assert plug.counters()[name]["answered"] == 1
+
+
+def test_size_hints_leave_unbacked_and_negative_divisions_to_inductor(installed):
+    _needs_hint_entries()
+    from torch._inductor.sizevars import SizeVarAllocator
+    from torch.utils._sympy.functions import FloorDiv
+
+    env, sizes, unbacked, _loop = _hint_env()
+    sv = SizeVarAllocator(env)
+    stock_opt = SizeVarAllocator.optimization_hint.__wrapped_original__
+    # an unbacked symbol: Inductor's fallback value / its data-dependent error
+    assert sv.optimization_hint(unbacked + 1, 64) == stock_opt(sv, unbacked + 1, 64)
+    with pytest.raises(Exception) as stock_err:
+        SizeVarAllocator.guarding_hint_or_throw.__wrapped_original__(sv, unbacked + 1)
+    with pytest.raises(type(stock_err.value)):
+        sv.guarding_hint_or_throw(unbacked + 1)
+    # a dividend negative at the hints: torch's folding is exact only on non-negative ones
+    e = FloorDiv(sizes[0] - 9, 2)
+    assert sv.optimization_hint(e) == stock_opt(sv, e)
+    c = plug.counters()
+    assert c["optimization_hint"]["fallbacks"] == {
+        "division_outside_nonnegative": 1,
+        "no_backed_hint": 1,
+    }
+    assert c["guarding_hint_or_throw"]["fallbacks"] == {"no_backed_hint": 1}
+
+
+def test_an_entry_point_whose_inductor_code_differs_is_reported_missing():
+    """The size hints replace Inductor's method only where it calls the ``_size_hinting``
+    function their answer was checked against (another torch: not patched)."""
+    _needs_hint_entries()
+    ok = _entries.EntryPoint(
+        "t",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator.optimization_hint",
+        _entries._fast_optimization_hint,
+        by_name=False,
+        calls=("_optimization_hint_base",),
+    )
+    other = _entries.EntryPoint(
+        "t",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator.optimization_hint",
+        _entries._fast_optimization_hint,
+        by_name=False,
+        calls=("_some_other_hinting",),
+    )
+    assert ok.resolve() is not None
+    assert other.resolve() is None
+    assert not other.install() and not other.patched

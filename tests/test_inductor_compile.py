@@ -71,3 +71,40 @@ def test_workload_equal_to_eager_and_stock_no_more_divmod(name, dynamic):
         if k in stock_counts:
             assert divmod_count(src) <= stock_counts[k], k
     assert sum(divmod_count(s) for _, s in kernels) <= sum(stock_counts.values())
+
+
+class _only:
+    """The plug-in with only the ``names`` entry points installed, for the block."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def __enter__(self):
+        return plug.install(only=self.names)
+
+    def __exit__(self, *exc):
+        plug.uninstall()
+        return False
+
+
+@pytest.mark.parametrize("name", ["pixel_shuffle_conv", "add_permute_3d"])
+def test_size_hint_entries_leave_the_kernels_unchanged(name):
+    """The size hints answered by indexalg are Inductor's own values, so every decision read
+    from them is stock's: with only those entry points installed, a dynamic compile gives
+    the same kernels, character for character, and the same outputs."""
+    from torch._inductor.sizevars import SizeVarAllocator
+
+    hints = ("optimization_hint", "guarding_hint_or_throw")
+    if not all(hasattr(SizeVarAllocator, n) for n in hints):
+        pytest.skip("this torch has no SizeVarAllocator.optimization_hint")
+    w = next(w for w in WORKLOADS if w.name == name)
+    stock_out, ref, stock_kernels = _compile(w, True, with_plugin=False)
+    plug.reset()
+    with _only(*hints):
+        out, _ref, kernels = _compile(w, True, with_plugin=False)  # what _only installed
+    c = plug.counters()
+    assert sum(c[n]["answered"] for n in hints if n in c) > 0, plug.report()
+    assert kernels == stock_kernels
+    for a, b in zip(_flat(out), _flat(stock_out)):
+        torch.testing.assert_close(a, b, atol=0, rtol=0)
+    torch.testing.assert_close(out, ref, atol=w.atol, rtol=w.rtol)

@@ -18,7 +18,12 @@ Entry points (see :data:`ENTRY_POINTS`; :func:`entry_points` says which this tor
 * ``SizeVarAllocator._simplify_with_ranges``: the uncached worker behind
   ``V.graph.sizevars.simplify_with_ranges`` (every loop body's indices);
 * ``stride_at_vec_range``: the CPU (C++) vectoriser's lane-to-lane stride of an index, with
-  its ``simplify_index_in_vec_range`` step (both called ``sympy.simplify``).
+  its ``simplify_index_in_vec_range`` step (both called ``sympy.simplify``);
+* ``ShapeEnv._maybe_evaluate_static``: claims (``statically_known_*``, guards) decided for
+  every value of their symbols in their ranges;
+* ``SizeVarAllocator.optimization_hint`` / ``guarding_hint_or_throw``: size hints, the value
+  of an expression over backed sizes at the hint point, evaluated exactly (the same int as
+  Inductor's).
 
 Each falls back to Inductor's own function on anything indexalg cannot read or answer
 soundly, and on any exception, with a counter per reason.  Importing this module imports

@@ -10,6 +10,11 @@ Every replacement has the signature of the function it replaces and the shape::
         count "error:<type>";  return <Inductor's own function>(...)
 
 so the plug-in can make a call cheaper or its answer more precise, never fail it.
+
+The entry points (:data:`ENTRY_POINTS`): ``SizeVarAllocator._simplify_with_ranges``,
+``stride_at_vec_range``, ``ShapeEnv._maybe_evaluate_static`` (claims), and the size hints
+``SizeVarAllocator.optimization_hint`` / ``guarding_hint_or_throw`` (answered only where the
+value is provably Inductor's own: backed sizes, divisions on their non-negative domain).
 """
 
 from __future__ import annotations
@@ -27,16 +32,21 @@ from indexalg.analysis.witness import points_disagree
 from indexalg.expr import (
     Add,
     BoolConst,
+    CeilDiv,
+    CleanDiv,
     Expr,
     FloorDiv,
     Integer,
     Le,
+    Max,
+    Min,
     Mod,
     ModularIndexing,
     Mul,
     Symbol,
     integer,
 )
+from indexalg.ops import ceildiv, floordiv, mod
 from indexalg.ranges import Ranges
 
 from . import _axioms, _convert, _zones
@@ -754,6 +764,131 @@ def _fast_maybe_evaluate_static(
 
 
 # =======================================================================================
+# Size hints: SizeVarAllocator.optimization_hint / guarding_hint_or_throw on backed sizes
+
+
+def _hint_division(t: type[Expr], a: int, d: int) -> int:
+    if t is FloorDiv or t is CleanDiv:
+        return floordiv(a, d)
+    if t is Mod:
+        return mod(a, d)
+    return ceildiv(a, d)
+
+
+_HINT_DIVISIONS = (FloorDiv, CleanDiv, Mod, CeilDiv)
+
+
+def _hint_value(e: Expr, point: Mapping[str, int], memo: dict[Expr, int]) -> int:
+    """The value of ``e`` at ``point``, on the nodes whose value there Inductor's sympy
+    computes exactly whatever order it substitutes and folds in.  Every division's dividend
+    must be >= 0 and its divisor (and modulus) >= 1 at the point: torch's own folding of
+    ``FloorDiv`` / ``ModularIndexing`` / ``Mod`` is exact on that domain only (it folds
+    ``FloorDiv(FloorDiv(n, 2), -3)`` to ``n // -6``; its ``Mod`` asserts a non-negative
+    dividend), and a zero divisor is Inductor's error to raise.  Anything else (a ``Where``,
+    whose other branch sympy would still build, a comparison) falls back."""
+    t = type(e)
+    if t is Symbol:
+        return point[e.payload]
+    if t is Integer:
+        v: int = e.payload
+        return v
+    got = memo.get(e)
+    if got is not None:
+        return got
+    if t is Add:
+        v = e.payload
+        for arg in e.args:
+            v += _hint_value(arg, point, memo)
+    elif t is Mul:
+        v = e.payload
+        for arg in e.args:
+            v *= _hint_value(arg, point, memo)
+    elif t in _HINT_DIVISIONS:
+        x, y = e.args
+        n, d = _hint_value(x, point, memo), _hint_value(y, point, memo)
+        if n < 0 or d < 1:
+            raise Fallback("division_outside_nonnegative")
+        v = _hint_division(t, n, d)
+    elif t is ModularIndexing:
+        x, y, z = e.args
+        n, d, m = (_hint_value(w, point, memo) for w in (x, y, z))
+        if n < 0 or d < 1 or m < 1:
+            raise Fallback("division_outside_nonnegative")
+        v = (n // d) % m
+    elif t is Min or t is Max:
+        vals = [_hint_value(arg, point, memo) for arg in e.args]
+        v = min(vals) if t is Min else max(vals)
+    else:
+        raise Fallback("hint_unsupported_node")
+    memo[e] = v
+    return v
+
+
+def _backed_hint(shape_env: Any, obj: Any) -> int:
+    """A size symbol's hint (``backed_var_to_val``): an int, else :class:`Fallback` (an
+    unbacked or unknown symbol goes to Inductor's heuristics or its error)."""
+    table = getattr(shape_env, "backed_var_to_val", None)
+    if table is None:
+        raise Fallback("no_hint_table")
+    v = table.get(obj)
+    if v is None:
+        raise Fallback("no_backed_hint")
+    n = _int_bound(v)
+    if n is None or type(v) is bool:
+        raise Fallback("no_backed_hint")
+    return n
+
+
+def _fast_hint(st: EntryStats, shape_env: Any, expr: Any) -> int:
+    """The integer value of ``expr`` at the shape environment's hint point, as Inductor's
+    ``_size_hinting`` computes it for an expression over backed size symbols: each symbol
+    replaced once by its ShapeEnv replacement (one simultaneous ``xreplace``, as Inductor's),
+    every symbol left then valued by its hint, and the whole evaluated exactly.  A Python
+    int or anything indexalg cannot read, a claim, a symbol without a backed hint (unbacked,
+    precomputed, loop index), a node outside :func:`_hint_value`'s domain: Inductor's own."""
+    t0 = clock()
+    e = _convert.to_ia(expr)
+    st.convert_seconds += clock() - t0
+    if e.is_bool:
+        raise Fallback("not_an_integer")
+    if not e.symbol_set:
+        return _hint_value(e, {}, {})
+    replacements = getattr(shape_env, "replacements", None) or {}
+    point: dict[str, int] = {}
+    for sym in e.symbol_set:
+        name = sym.payload
+        obj = _convert.symbol_for(name)
+        if obj is None:
+            raise Fallback("unknown_symbol")
+        rep = replacements.get(obj)
+        if rep is None:
+            point[name] = _backed_hint(shape_env, obj)
+            continue
+        r = _convert.to_ia(rep)
+        if r.is_bool:
+            raise Fallback("not_an_integer")
+        inner = {
+            s.payload: _backed_hint(shape_env, _convert.symbol_for(s.payload)) for s in r.symbol_set
+        }
+        point[name] = _hint_value(r, inner, {})
+    return _hint_value(e, point, {})
+
+
+def _fast_optimization_hint(
+    st: EntryStats, self: Any, expr: Any, fallback: int | None = None
+) -> int:
+    """``SizeVarAllocator.optimization_hint``: on backed sizes, the value at the hint point
+    (``fallback`` only ever serves unbacked symbols, which go to Inductor)."""
+    return _fast_hint(st, self.shape_env, expr)
+
+
+def _fast_guarding_hint_or_throw(st: EntryStats, self: Any, expr: Any) -> int:
+    """``SizeVarAllocator.guarding_hint_or_throw``: the value at the hint point on backed
+    sizes; an unbacked symbol goes to Inductor, which raises its data-dependent error."""
+    return _fast_hint(st, self.shape_env, expr)
+
+
+# =======================================================================================
 # The table
 
 
@@ -774,8 +909,13 @@ class EntryPoint:
         *,
         by_name: bool,
         versioned: bool = False,
+        calls: tuple[str, ...] = (),
     ) -> None:
         self.name = name
+        #: names Inductor's function must call for this replacement to be its equal (the
+        #: implementation it was checked against); a torch whose function does not is
+        #: reported missing, not patched
+        self.calls = calls
         #: memoised per ShapeEnv and its version counter, as Inductor's ``@_lru_cache``
         self.versioned = versioned
         self.owner = owner
@@ -796,6 +936,10 @@ class EntryPoint:
         value = getattr(obj, last, None)
         if value is None:
             return None
+        if self.calls:
+            code = getattr(getattr(value, "__wrapped_original__", value), "__code__", None)
+            if code is None or not set(self.calls) <= set(code.co_names):
+                return None
         return obj, last, value
 
     def install(self) -> bool:
@@ -866,6 +1010,22 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
         _fast_maybe_evaluate_static,
         by_name=False,
         versioned=True,
+    ),
+    EntryPoint(
+        "optimization_hint",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator.optimization_hint",
+        _fast_optimization_hint,
+        by_name=False,
+        calls=("_optimization_hint_base",),
+    ),
+    EntryPoint(
+        "guarding_hint_or_throw",
+        "torch._inductor.sizevars",
+        "SizeVarAllocator.guarding_hint_or_throw",
+        _fast_guarding_hint_or_throw,
+        by_name=False,
+        calls=("_guarding_hint_or_throw_base",),
     ),
 )
 

@@ -11,6 +11,8 @@ built from torch's sympy functions (``FloorDiv``, ``ModularIndexing``, ``PythonM
 ``x0 - 1``) with var_ranges, some keyed by expressions.  Calls go in random order to every
 patched entry point (``SizeVarAllocator.simplify_with_ranges``, ``statically_known_true`` /
 ``leq`` / ``multiple_of``, ``ShapeEnv._maybe_evaluate_static``, ``stride_at_vec_range``,
+the size hints ``SizeVarAllocator.optimization_hint`` / ``guarding_hint_or_throw`` (checked
+at the hint point: the exact int value),
 ``ShapeEnv.evaluate_expr`` itself while guards are taken), between memo events (the plug-in
 uninstalled and installed again, ``indexalg.clear_caches()``, ShapeEnvs created and
 garbage-collected in the same process).

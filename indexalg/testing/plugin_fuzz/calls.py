@@ -21,7 +21,12 @@ ENTRY_POINTS = (
     "maybe_evaluate_static",
     "stride_at_vec_range",
     "evaluate_expr",
+    "optimization_hint",
+    "guarding_hint_or_throw",
 )
+
+#: the size-hint entry points (``SizeVarAllocator`` methods; skipped on a torch without them)
+HINT_ENTRIES = ("optimization_hint", "guarding_hint_or_throw")
 
 #: the start of every reproducer
 _PRELUDE = """\
@@ -67,6 +72,14 @@ def make_call(gen: _Gen, r: random.Random, entries: Sequence[str], sc: Scenario)
         vec = r.choice((None, 4, 8, 16))
         src = f"sizevars.stride_at_vec_range({_srepr(e)}, {_srepr(var)}, {vec})"
         return _Call(entry, sc, (e, var, vec), src)
+    if entry in HINT_ENTRIES:
+        # an expression over the sizes (now and then a loop index: no hint, Inductor's)
+        loops = gen.loops[:1] if r.random() < 0.1 else []
+        e = gen.expr(sc, loops, r.choice((1, 2, 3))) if loops else gen.size_expr(sc, 3)
+        if r.random() < 0.3:
+            e = e - r.choice((1, 2, 7))
+        src = f"SizeVarAllocator(se).{entry}({_srepr(e)})"
+        return _Call(entry, sc, (e,), src)
     with_loops = r.random() < 0.25
     if entry == "statically_known_leq":
         one = gen.loops[:1] if with_loops else []
@@ -122,6 +135,8 @@ def invoke(call: _Call) -> Any:
     if call.entry == "stride_at_vec_range":
         e, var, vec = call.args
         return _T.sizevars.stride_at_vec_range(e, var, vec)
+    if call.entry in HINT_ENTRIES:
+        return getattr(_T.SizeVarAllocator(sc.shape_env), call.entry)(call.args[0])
     if call.entry == "statically_known_true":
         return _T.SizeVarAllocator(sc.shape_env).statically_known_true(call.args[0])
     if call.entry == "statically_known_leq":

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._torch import _T
-from .calls import _Call
+from .calls import HINT_ENTRIES, _Call
 from .cvalue import Unprintable, _printed, c_eval, triton_eval
 from .value import Undefined, _num, true_value
 
@@ -25,7 +25,14 @@ def call_points(call: _Call, r: random.Random, loop_syms: Sequence[Any]) -> Poin
         return _ranges_points(call, r, loop_syms)
     if call.entry == "stride_at_vec_range":
         return _stride_points(call, r, loop_syms)
+    if call.entry in HINT_ENTRIES:
+        return _hint_points(call)
     return _claim_points(call, r, loop_syms)
+
+
+def _hint_points(call: _Call) -> Points:
+    """Size hints: the one point of the ShapeEnv's hints (every guard holds there)."""
+    return [{s.sym: s.hint for s in call.sc.sizes}]
 
 
 def _ranges_points(call: _Call, r: random.Random, loop_syms: Sequence[Any]) -> Points:
@@ -133,7 +140,22 @@ def verdicts(call: _Call, ans: Any, pts: Points, loop_syms: Sequence[Any]) -> di
         return _ranges_verdicts(call, ans, pts)
     if call.entry == "stride_at_vec_range":
         return _stride_verdicts(call, ans, pts, loop_syms)
+    if call.entry in HINT_ENTRIES:
+        return _hint_verdicts(call, ans, pts)
     return _claim_verdicts(call, ans, pts)
+
+
+def _hint_verdicts(call: _Call, ans: Any, pts: Points) -> dict[str, str]:
+    """A size hint is the expression's value at the hint point: an int, exactly."""
+    try:
+        want = true_value(call.args[0], pts[0])
+    except Undefined:
+        return {"hint": "unchecked"}
+    if isinstance(want, bool) or not isinstance(want, int):
+        return {"hint": "unchecked"}  # a float size's hint: no exact value to hold it to
+    if type(ans) is not int or ans != want:
+        return {"hint": f"{ans!r} ({type(ans).__name__}), the value at the hints is {want}"}
+    return {"hint": ""}
 
 
 def _ranges_verdicts(call: _Call, ans: Any, pts: Points) -> dict[str, str]:

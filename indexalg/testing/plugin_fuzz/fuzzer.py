@@ -10,13 +10,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._torch import _T
-from .calls import _PRELUDE, ENTRY_POINTS, _Call, invoke, make_call
+from .calls import _PRELUDE, ENTRY_POINTS, HINT_ENTRIES, _Call, invoke, make_call
 from .checks import Points, call_points, verdicts
 from .environments import _Environments
 from .generate import _Gen
 from .plugin import _calls_total, _fallback_total, _plugin, stock
 from .report import BOTH_WRONG, PLUGIN_WRONG, STOCK_WRONG, Finding, PluginFuzzReport
 from .scenario import Scenario
+
+#: the plug-in entry point whose counters a call's entry reaches (the claim entry points all
+#: reach ``maybe_evaluate_static``)
+_COUNTED_AS = {
+    e: e
+    for e in (
+        "simplify_with_ranges",
+        "stride_at_vec_range",
+        "optimization_hint",
+        "guarding_hint_or_throw",
+    )
+}
 
 
 class PluginFuzzer(_Environments):
@@ -44,6 +56,7 @@ class PluginFuzzer(_Environments):
             e
             for e in (entries or ENTRY_POINTS)
             if e != "stride_at_vec_range" or hasattr(_T.sizevars, "stride_at_vec_range")
+            if e not in HINT_ENTRIES or hasattr(_T.SizeVarAllocator, e)
         ) or ("simplify_with_ranges",)
         self.minimise = minimise
         import torch
@@ -79,10 +92,7 @@ class PluginFuzzer(_Environments):
         plug = _plugin()
         if not plug.installed():
             plug.install()
-        fb_name = {
-            "simplify_with_ranges": "simplify_with_ranges",
-            "stride_at_vec_range": "stride_at_vec_range",
-        }.get(call.entry, "maybe_evaluate_static")
+        fb_name = _COUNTED_AS.get(call.entry, "maybe_evaluate_static")
         stock_first = r.random() < 0.5 * self.stock_rate
         stock_always = stock_first or r.random() < self.stock_rate
         ans_stock: Any = None

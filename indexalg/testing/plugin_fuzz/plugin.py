@@ -35,6 +35,8 @@ _PATCHES = (
     ("torch._inductor.sizevars", "SizeVarAllocator", "_simplify_with_ranges"),
     ("torch.fx.experimental.symbolic_shapes", "ShapeEnv", "_maybe_evaluate_static"),
     ("torch._inductor.sizevars", None, "stride_at_vec_range"),
+    ("torch._inductor.sizevars", "SizeVarAllocator", "optimization_hint"),
+    ("torch._inductor.sizevars", "SizeVarAllocator", "guarding_hint_or_throw"),
 )
 
 
