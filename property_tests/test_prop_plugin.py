@@ -32,6 +32,9 @@ def _check(report: pf.PluginFuzzReport) -> None:
     assert report.plugin_wrong == 0, (
         report.summary() + "\n" + "\n".join(f.reproducer for f in wrong[:2])
     )
+    # an exception inside indexalg is caught (stock answers) but is a bug all the same
+    errors = [f for f in report.findings if f.category == pf.PLUGIN_ERROR]
+    assert report.plugin_errors == 0, "\n".join(f"{f.detail}\n{f.reproducer}" for f in errors[:2])
 
 
 @pytest.mark.parametrize(("seed", "calls", "float_rate"), CAMPAIGNS)
@@ -120,3 +123,21 @@ def test_size_hints_are_the_value_at_the_hint_point(seed: int) -> None:
     report = pf.run(_n(120), seed=3000 + seed, entries=entries, stock_rate=0.2, max_findings=3)
     assert sum(report.per_entry[e].checked for e in entries if e in report.per_entry) > 0
     _check(report)
+
+
+def test_an_exception_caught_inside_the_plugin_is_a_finding(monkeypatch) -> None:
+    """A bug that raises inside indexalg is caught by the fallback wrapper (stock answers,
+    so no answer is wrong); the fuzzer still counts it, with the place it was raised."""
+    from indexalg.inductor import _entries
+
+    def broken(*args, **kwargs):
+        raise AttributeError("injected")
+
+    monkeypatch.setattr(_entries, "_check_printable", broken)
+    report = pf.run(30, seed=1000, entries=["simplify_with_ranges"], stock_rate=0.0)
+    assert report.plugin_wrong == 0
+    assert report.plugin_errors == report.per_entry["simplify_with_ranges"].plugin_error > 0
+    (first, *_) = [f for f in report.findings if f.category == pf.PLUGIN_ERROR]
+    assert "in broken" in first.detail and "AttributeError: injected" in first.detail
+    assert "in _fast_simplify_with_ranges" in first.detail
+    assert report.as_json()["plugin_errors"] == report.plugin_errors

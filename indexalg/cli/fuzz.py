@@ -202,7 +202,7 @@ def _run_plugin(args: argparse.Namespace) -> int:
         print(json.dumps(rep.as_json(), indent=1))
     else:
         print(rep.summary())
-    return EXIT_FAILED if rep.plugin_wrong else EXIT_OK
+    return EXIT_FAILED if rep.plugin_wrong or rep.plugin_errors else EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:

@@ -51,6 +51,7 @@ from .parallel import SEED_STRIDE, run_parallel
 from .plugin import stock
 from .report import (
     BOTH_WRONG,
+    PLUGIN_ERROR,
     PLUGIN_WRONG,
     STOCK_WRONG,
     EntryCounts,
@@ -63,6 +64,7 @@ from .value import Undefined, compile_value, true_value
 __all__ = [
     "BOTH_WRONG",
     "ENTRY_POINTS",
+    "PLUGIN_ERROR",
     "PLUGIN_WRONG",
     "SEED_STRIDE",
     "STOCK_WRONG",

@@ -14,8 +14,15 @@ from .calls import _PRELUDE, ENTRY_POINTS, HINT_ENTRIES, _Call, invoke, make_cal
 from .checks import Points, call_points, verdicts
 from .environments import _Environments
 from .generate import _Gen
-from .plugin import _calls_total, _fallback_total, _plugin, stock
-from .report import BOTH_WRONG, PLUGIN_WRONG, STOCK_WRONG, Finding, PluginFuzzReport
+from .plugin import _calls_total, _caught_errors, _fallback_total, _plugin, stock
+from .report import (
+    BOTH_WRONG,
+    PLUGIN_ERROR,
+    PLUGIN_WRONG,
+    STOCK_WRONG,
+    Finding,
+    PluginFuzzReport,
+)
 from .scenario import Scenario
 
 #: the plug-in entry point whose counters a call's entry reaches (the claim entry points all
@@ -101,6 +108,7 @@ class PluginFuzzer(_Environments):
             ans_stock, stock_err = self._stock_answer(call)
         before = _fallback_total(fb_name)
         calls_before = _calls_total(fb_name)
+        errors_before, places_before = _caught_errors()
         try:
             ans = invoke(call)
         except Exception as exc:
@@ -112,6 +120,16 @@ class PluginFuzzer(_Environments):
                 self._report_error(call, exc)
             return
         fell_back = _fallback_total(fb_name) != before
+        errors_after, places = _caught_errors()
+        if errors_after != errors_before:
+            counts.plugin_error += 1
+            # the place kept for this error (one met before is not kept again)
+            new = [w for w in places if w not in places_before]
+            where = "; ".join(new) or "a place met before in this campaign"
+            detail = f"an exception inside indexalg, caught (stock answers): {where}"
+            self.report.add(
+                Finding(call.entry, "error", PLUGIN_ERROR, detail, self._reproducer(call, True))
+            )
         counts.fallbacks += int(fell_back)
         counts.reached += int(_calls_total(fb_name) != calls_before)
         self.history.append(call)

@@ -47,8 +47,11 @@ class _ExprGen:
         roll = r.random()
         if loops and roll < 0.45:
             v = r.choice(loops)
-            if r.random() < 0.3:
+            roll = r.random()
+            if roll < 0.3:
                 return v + r.choice((-1, -2, 1, 3))
+            if roll < 0.45:  # Triton's codegen wraps indices in Identity (reads as its argument)
+                return _T.F.Identity(v)
             return v
         if roll < 0.7 and sc.int_sizes:
             s = r.choice(sc.int_sizes)

@@ -30,6 +30,15 @@ def _fallback_total(name: str) -> int:
     return 0 if st is None else sum(st.fallbacks.values())
 
 
+def _caught_errors() -> tuple[int, list[str]]:
+    """Exceptions indexalg raised inside any entry point (each caught by the fallback
+    wrapper, so Inductor's answer was used), and the places the plug-in kept for them."""
+    from indexalg.inductor._state import STATS
+
+    n = sum(k for st in STATS.values() for r, k in st.fallbacks.items() if r.startswith("error:"))
+    return n, [w for st in STATS.values() for ws in st.errors.values() for w in ws]
+
+
 #: patched attribute -> the plug-in entry point counted for it
 _PATCHES = (
     ("torch._inductor.sizevars", "SizeVarAllocator", "_simplify_with_ranges"),

@@ -10,6 +10,9 @@ from typing import Any
 PLUGIN_WRONG = "plugin_wrong"  # the plug-in wrong where stock is right (what must be 0)
 BOTH_WRONG = "both_wrong"  # the plug-in fell back and stock's answer failed the check
 STOCK_WRONG = "stock_wrong"  # stock wrong where the plug-in is right
+#: not a wrong answer: an exception inside indexalg, caught by the plug-in's fallback wrapper
+#: (Inductor's own answer was used), each a bug (what must be 0 too)
+PLUGIN_ERROR = "plugin_error"
 
 
 @dataclass
@@ -45,6 +48,7 @@ class EntryCounts:
     unchecked: int = 0  # no point to check at / an answer with fresh symbols
     stock_calls: int = 0  # calls also made with stock (all, or a sample and every wrong one)
     errors: int = 0  # an exception escaped the entry point (plug-in installed)
+    plugin_error: int = 0  # calls during which the fallback wrapper caught an exception
 
     def as_json(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -92,6 +96,10 @@ class PluginFuzzReport:
     def both_wrong(self) -> int:
         return sum(c.both_wrong for c in self.per_entry.values())
 
+    @property
+    def plugin_errors(self) -> int:
+        return sum(c.plugin_error for c in self.per_entry.values())
+
     def merge(self, other: PluginFuzzReport) -> None:
         self.calls += other.calls
         self.envs += other.envs
@@ -120,6 +128,7 @@ class PluginFuzzReport:
             "plugin_wrong": self.plugin_wrong,
             "both_wrong": self.both_wrong,
             "stock_wrong": self.stock_wrong,
+            "plugin_errors": self.plugin_errors,
             "memo_events": dict(sorted(self.memo_events.items())),
             "per_entry": {k: v.as_json() for k, v in sorted(self.per_entry.items())},
             "findings": [f.as_json() for f in self.findings],
@@ -131,7 +140,7 @@ class PluginFuzzReport:
             f"plug-in fuzz (torch {self.torch_version}, seed {self.seed}): {self.calls} calls on"
             f" {self.envs} ShapeEnvs in {self.seconds:.1f} s ({self.cpu_seconds:.1f} s CPU);"
             f" plug-in wrong {self.plugin_wrong}, both wrong {self.both_wrong},"
-            f" stock wrong {self.stock_wrong}"
+            f" stock wrong {self.stock_wrong}, plug-in errors caught {self.plugin_errors}"
         ]
         head = (
             f"  {'entry point':<30}{'calls':>8}{'reached':>8}{'checked':>9}{'points':>10}"
