@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 # this folder is on sys.path when the script runs: the wheels' script owns the test list
 # and the source hash
@@ -51,19 +52,21 @@ from wheels import source_hash as wheels_source_hash
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _setup_modules() -> tuple[str, ...]:
-    """``setup.py``'s ``compiled_modules()`` (its ``main`` runs only as ``__main__``)."""
+def _setup_module() -> Any:
+    """``setup.py`` as a module (its ``main`` runs only as ``__main__``)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("indexalg_setup", ROOT / "setup.py")
     assert spec is not None and spec.loader is not None
     setup = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(setup)
-    return tuple(setup.compiled_modules())
+    return setup
 
 
-#: The modules compiled: the compiled wheel's (``setup.py``).
-MODULES = _setup_modules()
+_SETUP_PY = _setup_module()
+
+#: The modules compiled: the compiled wheel's (``setup.py``'s ``compiled_modules()``).
+MODULES = tuple(_SETUP_PY.compiled_modules())
 
 #: The compiled modules share one extension library, ``indexalg_compiled__mypyc`` (a top-level
 #: module: inside the package it would be taken for one of indexalg's modules).
@@ -84,7 +87,8 @@ from mypyc.build import mypycify
 from setuptools import setup
 
 modules = {modules!r}
-setup(ext_modules=mypycify(modules, opt_level="3", separate=[(modules, {group!r})]))
+options = ["--config-file={config}", *modules]
+setup(ext_modules=mypycify(options, opt_level="3", separate=[(modules, {group!r})]))
 '''
 
 
@@ -191,7 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     stamp.unlink(missing_ok=True)
     t0 = time.perf_counter()
     copy_tree(src)
-    (src / "setup.py").write_text(SETUP.format(modules=list(args.modules), group=GROUP))
+    # mypyc's type check with the wheel's configuration (setup.py's mypyc_config: errors in
+    # the modules not compiled are make typecheck's to report, as in the wheel's build)
+    config = _SETUP_PY.mypyc_config(list(args.modules), root=src)
+    (src / "setup.py").write_text(
+        SETUP.format(modules=list(args.modules), group=GROUP, config=config)
+    )
     py = sys.executable
     build_s = run([py, "setup.py", "-q", "build_ext", "--inplace", "-j", str(args.jobs)], src)
     print(f"compiled {len(args.modules)} modules in {build_s:.0f} s (wall) into {src}")
