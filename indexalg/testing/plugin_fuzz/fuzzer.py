@@ -20,6 +20,7 @@ from .report import (
     PLUGIN_ERROR,
     PLUGIN_WRONG,
     STOCK_WRONG,
+    EntryCounts,
     Finding,
     PluginFuzzReport,
 )
@@ -120,16 +121,7 @@ class PluginFuzzer(_Environments):
                 self._report_error(call, exc)
             return
         fell_back = _fallback_total(fb_name) != before
-        errors_after, places = _caught_errors()
-        if errors_after != errors_before:
-            counts.plugin_error += 1
-            # the place kept for this error (one met before is not kept again)
-            new = [w for w in places if w not in places_before]
-            where = "; ".join(new) or "a place met before in this campaign"
-            detail = f"an exception inside indexalg, caught (stock answers): {where}"
-            self.report.add(
-                Finding(call.entry, "error", PLUGIN_ERROR, detail, self._reproducer(call, True))
-            )
+        self._caught_error(call, counts, errors_before, places_before)
         counts.fallbacks += int(fell_back)
         counts.reached += int(_calls_total(fb_name) != calls_before)
         self.history.append(call)
@@ -238,6 +230,23 @@ class PluginFuzzer(_Environments):
         if call.entry == "simplify_with_ranges":
             lines.append("print(cexpr(out))")
         return "\n".join(lines) + "\n"
+
+    def _caught_error(
+        self, call: _Call, counts: EntryCounts, before: int, places_before: list[str]
+    ) -> None:
+        """A finding where the plug-in's fallback wrapper caught an exception of indexalg's
+        during the call (stock's answer was used: a bug, not a wrong answer)."""
+        after, places = _caught_errors()
+        if after == before:
+            return
+        counts.plugin_error += 1
+        # the place kept for this error (one met before in the campaign is not kept again)
+        new = [w for w in places if w not in places_before]
+        where = "; ".join(new) or "a place met before in this campaign"
+        detail = f"an exception inside indexalg, caught (stock answers): {where}"
+        self.report.add(
+            Finding(call.entry, "error", PLUGIN_ERROR, detail, self._reproducer(call, True))
+        )
 
     def _report_error(self, call: _Call, exc: Exception) -> None:
         self.report.add(
