@@ -405,6 +405,8 @@ _ENTRY_SHORT = (
     ("simplify_with_ranges", "swr"),
     ("stride_at_vec_range", "savr"),
     ("maybe_evaluate_static", "mes"),
+    ("optimization_hint", "oh"),
+    ("guarding_hint_or_throw", "ghot"),
 )
 
 
@@ -552,7 +554,8 @@ def _report(runs: Runs, args: argparse.Namespace) -> int:
     print(
         f"compile seconds ({args.clock} clock): median [min–max] of the samples; ratio of"
         " medians; entry-point seconds (swr: simplify_with_ranges, savr: stride_at_vec_range,"
-        " mes: maybe_evaluate_static; outermost call timed, inclusive): median stock→plug-in"
+        " mes: maybe_evaluate_static, oh: optimization_hint, ghot: guarding_hint_or_throw;"
+        " outermost call timed, inclusive): median stock→plug-in"
         " (in parentheses: the plug-in's own fallback_seconds counter, which counts a nested"
         " call at each level and so can exceed the outermost time)"
     )

@@ -663,6 +663,10 @@ def test_size_hints_substitute_replacements_once_as_inductor_does(installed):
     assert sv.guarding_hint_or_throw(sizes[4] + sizes[2]) == 5 + 2 * 8 + 17
     for name in HINT_ENTRIES:
         assert plug.counters()[name]["answered"] == 1
+    stock = SizeVarAllocator.optimization_hint.__wrapped_original__
+    for v in (7, -3, 0, sympy.Integer(12), True):  # a Python int is its own hint, as in stock
+        got, want = sv.optimization_hint(v), stock(sv, v)
+        assert got == want and type(got) is type(want), v
 
 
 def test_size_hints_leave_unbacked_and_negative_divisions_to_inductor(installed):

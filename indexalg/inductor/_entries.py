@@ -846,6 +846,8 @@ def _fast_hint(st: EntryStats, shape_env: Any, expr: Any) -> int:
     every symbol left then valued by its hint, and the whole evaluated exactly.  A Python
     int or anything indexalg cannot read, a claim, a symbol without a backed hint (unbacked,
     precomputed, loop index), a node outside :func:`_hint_value`'s domain: Inductor's own."""
+    if type(expr) is int:  # Inductor's answer for a Python int: int(sympify(expr)), itself
+        return expr
     t0 = clock()
     e = _convert.to_ia(expr)
     st.convert_seconds += clock() - t0
