@@ -19,6 +19,7 @@ from indexalg.analysis.context import Context
 from indexalg.analysis.decide import decide_in, exact_divides
 from indexalg.analysis.interval import interval
 from indexalg.expr import (
+    Add,
     And,
     CeilDiv,
     Expr,
@@ -31,7 +32,7 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import divide_exact, split_terms
+from indexalg.poly import divide_exact, split_terms, term_factors
 from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["DIVSUM_PROCEDURES"]
@@ -47,8 +48,8 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
     The constant's multiple of q (truncated toward zero, so ``x - 1`` stays) moves when it
     costs no operation: always for a remainder, for a division only when a term moves too
     or the constant disappears."""
-    terms, const = split_terms(a)
     if type(q) is Integer:
+        terms, const = split_terms(a)
         qv: int = q.payload
         whole = [(c // qv, m) for c, m in terms if c % qv == 0]
         rest = [(c, m) for c, m in terms if c % qv != 0]
@@ -59,6 +60,9 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
         if not whole and k == 0:
             return None
         return _sum(whole, k), _sum(rest, r)
+    if not _may_divide_a_term(q, a):
+        return None
+    terms, const = split_terms(a)
     quotients: list[Expr] = []  # of the terms q divides exactly
     others: list[tuple[int, Expr]] = []
     for c, m in terms:
@@ -70,6 +74,25 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
     if not quotients:
         return None
     return add(*quotients), _sum(others, const)
+
+
+def _may_divide_a_term(q: Expr, a: Expr) -> bool:
+    """Whether the monomial ``q`` may divide a term of ``a`` exactly: its coefficient divides
+    the term's and each of its factors is among the term's (what :func:`divide_exact` needs),
+    read from the terms as they are, without building their monomials."""
+    qc, qfs = term_factors(q)
+    if type(a) is Integer:
+        return False
+    for t in a.args if type(a) is Add else (a,):
+        c, fs = term_factors(t)
+        if c % qc:
+            continue
+        for f in qfs:
+            if f not in fs:
+                break
+        else:
+            return True
+    return False
 
 
 def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:

@@ -74,6 +74,12 @@ def balanced_remainder(e: Expr, ctx: Context) -> Expr | None:
     terms, b = split_terms(a)
     if not terms or len(terms) > _MAX_TERMS:
         return None
+    if len(terms) == 1 and not ctx.facts and terms[0][0] % c:
+        # one term q*m, each residue r non-zero: the interval of r*m is m's scaled by r,
+        # with an infinite side where m's has one (no candidate is bounded)
+        lo_m, hi_m = interval(terms[0][1], ctx)
+        if type(lo_m) is not int or type(hi_m) is not int:
+            return None
     options = [sorted({q % c, q % c - c} if q % c else {0}, key=abs) for q, _ in terms]
     best: Expr | None = None
     for rs in itertools.product(*options):
