@@ -8,10 +8,11 @@ with that coefficient.  Rules are indexed by the class of their left-hand side's
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import permutations
 from typing import TYPE_CHECKING
 
+from indexalg import ops
 from indexalg.analysis.context import OPEN
 from indexalg.analysis.decide import holds_in
 from indexalg.analysis.interval import interval
@@ -186,7 +187,8 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
         lb, hb = interval(rhs, ctx)
         if ha < lb or hb < la:  # the two sides never meet: Ne at every point
             return (t is Ne) is want
-    if (t is Lt or t is Le or t is Eq or t is Ne) and _refuted(t, lhs, rhs, ctx, want):
+    compare = _COMPARISONS.get(t)
+    if compare is not None and _refuted(compare, lhs, rhs, ctx, want):
         return False
     return holds_in(c.rebuild((lhs, rhs)), ctx, want)
 
@@ -205,23 +207,24 @@ def _below_own_bound(lhs: Expr, rhs: Expr, k: int, ctx: Context) -> bool:
     return gap is not None and gap >= k
 
 
-def _refuted(t: type[Expr], lhs: Expr, rhs: Expr, ctx: Context, want: bool) -> bool:
-    """Whether the comparison ``t`` of ``lhs`` and ``rhs`` is not ``want`` at a witness
-    point of ``ctx`` (:mod:`indexalg.analysis.witness`): then no analysis can prove it
-    ``want``.  Read from the values of the two sides, before the claim and the difference
-    that a proof attempt builds (most conditions that intervals leave open are false)."""
+#: the comparison classes and the comparison each folds with (:mod:`indexalg.ops`)
+_COMPARISONS: dict[type[Expr], Callable[[int, int], bool]] = {
+    Lt: ops.lt,
+    Le: ops.le,
+    Eq: ops.eq,
+    Ne: ops.ne,
+}
+
+
+def _refuted(
+    compare: Callable[[int, int], bool], lhs: Expr, rhs: Expr, ctx: Context, want: bool
+) -> bool:
+    """Whether ``compare(lhs, rhs)`` is not ``want`` at a witness point of ``ctx``
+    (:mod:`indexalg.analysis.witness`): then no analysis can prove it ``want``.  Read from
+    the values of the two sides, before the claim and the difference that a proof attempt
+    builds (most conditions that intervals leave open are false)."""
     for a, b in zip(witness_values(lhs, ctx), witness_values(rhs, ctx)):
-        if type(a) is not int or type(b) is not int:
-            continue
-        if t is Lt:
-            value = a < b
-        elif t is Le:
-            value = a <= b
-        elif t is Eq:
-            value = a == b
-        else:  # Ne
-            value = a != b
-        if value is not want:
+        if type(a) is int and type(b) is int and compare(a, b) is not want:
             return True
     return False
 
