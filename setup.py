@@ -56,7 +56,6 @@ EXCLUDED: dict[str, str] = {
     # types on entry: a bad argument would raise a plain TypeError there, not indexalg's error.
     "indexalg/analyzer.py": "API layer",
     "indexalg/parse.py": "API layer",
-    "indexalg/ranges.py": "API layer",
     "indexalg/errors.py": "API layer (the exception classes)",
     "indexalg/__main__.py": "the command's entry point",
     "indexalg/_build.py": "written by this file into each wheel",
@@ -77,14 +76,6 @@ EXCLUDED: dict[str, str] = {
     "indexalg/analysis/witness.py": "the evaluator's int | bool values (as ops.py)",
     "indexalg/procedures/base.py": "cold",
     "indexalg/procedures/branches.py": "cold",
-    "indexalg/procedures/compare.py": "cold",
-    "indexalg/procedures/factored.py": "cold",
-    "indexalg/procedures/floors.py": "cold",
-    "indexalg/procedures/junction.py": "cold",
-    "indexalg/procedures/minmax.py": "cold",
-    "indexalg/procedures/residues.py": "cold",
-    "indexalg/procedures/select.py": "cold",
-    "indexalg/procedures/size.py": "cold",
 }
 
 #: The group's name: its shared library is the top-level module ``indexalg_compiled__mypyc``.

@@ -503,6 +503,11 @@ class Symbol(Expr):
 
 
 def _symbol(name: str) -> Expr:
+    ref = _DATA.get((Symbol, name, ())) if type(name) is str else None
+    if ref is not None:  # an interned symbol's name was checked when it was made
+        node = ref()
+        if node is not None:
+            return node  # type: ignore[no-any-return]
     if (
         not isinstance(name, str)
         or not name.isidentifier()

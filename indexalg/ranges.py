@@ -16,28 +16,26 @@ Ranges are normalised once, here, into :class:`Ranges`, an immutable mapping
 expression keys: :func:`as_ranges` is called by the entry point that received the spec
 (``ia.simplify``, an :class:`~indexalg.Analyzer`, ``ia.prove``...), and the simplifier and
 the analyses take the :class:`Ranges` value only (``analysis.context.context_for`` refuses
-anything else).  A literal spec dict is memoised (a repeated call costs one lookup), and the
-common forms (an int, ``(lo, hi)`` of ints or None, a symbol's name) are read without the
-parser.
+anything else).  A literal spec dict is memoised (a repeated call costs one lookup); each
+entry is read by :func:`indexalg._rangespec.read_spec` (compiled in the compiled build), where
+the common forms (an int, ``(lo, hi)`` of ints, expressions or None, a symbol's name) are read
+without the parser.
 Ranges given through each other in a cycle (``x`` in ``[0, y)``, ``y`` in ``[0, x)``) are a
 :class:`~indexalg.errors.RangeError` naming the cycle.
 """
 
 from __future__ import annotations
 
-import keyword
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Union
 
-from indexalg.errors import IndexAlgError, ParseError, RangeError
-from indexalg.expr import Expr, Integer, Symbol, _symbol, add, as_expr, integer
+from indexalg._rangespec import Bound, ordered_table, read_spec, spec_key
+from indexalg.errors import RangeError
+from indexalg.expr import Expr, Integer
 from indexalg.memo import Memo
-from indexalg.parse import parse
 
-__all__ = ["Ranges", "RangeSpec", "RangesLike", "as_ranges", "parse_range_arg"]
-
-Bound = Union[Expr, None]
+__all__ = ["Bound", "Ranges", "RangeSpec", "RangesLike", "as_ranges", "parse_range_arg"]
 RangeSpec = Union[int, str, Expr, tuple[Union[int, str, Expr, None], Union[int, str, Expr, None]]]
 RangesLike = Union["Ranges", Mapping[str, RangeSpec], Mapping[Expr, RangeSpec], None]
 
@@ -55,18 +53,15 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         items: Mapping[Expr, tuple[Bound, Bound]] | None = None,
         facts: Mapping[Expr, tuple[Bound, Bound]] | None = None,
     ) -> None:
-        ordered = sorted(items.items(), key=_by_name) if items else []
-        self._items: dict[Expr, tuple[Bound, Bound]] = dict(ordered)
+        table, key = ordered_table(items, False)
+        self._items: dict[Expr, tuple[Bound, Bound]] = table
         #: symbol -> inclusive (lo, hi), the mapping's own table (read it, never write it):
         #: what the analyses read, with no call into this module
-        self.bounds: dict[Expr, tuple[Bound, Bound]] = self._items
-        fact_items = sorted(facts.items(), key=_by_text) if facts else []
+        self.bounds: dict[Expr, tuple[Bound, Bound]] = table
+        fact_table, fact_key = ordered_table(facts, True)
         #: expression -> inclusive (lo, hi): assumed at every point
-        self.facts: dict[Expr, tuple[Bound, Bound]] = dict(fact_items)
-        self._key = (
-            tuple([(k, lo, hi) for k, (lo, hi) in ordered]),
-            tuple([(k, lo, hi) for k, (lo, hi) in fact_items]),
-        )
+        self.facts: dict[Expr, tuple[Bound, Bound]] = fact_table
+        self._key = (key, fact_key)
         self._hash = hash(self._key)
 
     def __getitem__(self, key: Expr) -> tuple[Bound, Bound]:
@@ -126,15 +121,6 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
         return out
 
 
-def _by_name(item: tuple[Expr, tuple[Bound, Bound]]) -> str:
-    name: str = item[0].payload
-    return name
-
-
-def _by_text(item: tuple[Expr, tuple[Bound, Bound]]) -> str:
-    return str(item[0])
-
-
 def _spec_bound(b: Bound) -> int | str | None:
     if b is None:
         return None
@@ -144,111 +130,8 @@ def _spec_bound(b: Bound) -> int | str | None:
     return str(b)
 
 
-#: text of a range bound -> its expression
-_PARSED_BOUNDS: Memo[str, Expr] = Memo("ranges.bound_texts", 4096)
-
-
-def _is_name(v: str) -> bool:
-    """Whether ``v`` is read by the parser as the symbol of that name (and only then)."""
-    return v.isidentifier() and v.isascii() and not keyword.iskeyword(v)
-
-
-def _bound_expr(v: object, what: str) -> Bound:
-    if v is None:
-        return None
-    if type(v) is int:
-        return integer(v)
-    if isinstance(v, Expr):
-        return _checked_int_expr(v, what)
-    if isinstance(v, str):
-        if _is_name(v):
-            return _symbol(v)  # what the parser reads, without it
-        hit = _PARSED_BOUNDS.get(v)
-        if hit is not None:
-            return hit
-        try:
-            e = _checked_int_expr(parse(v), what)
-        except ParseError as err:
-            raise RangeError(f"{what}: {err.one_line()} in {v!r}") from None
-        _PARSED_BOUNDS.put(v, e)
-        return e
-    try:
-        return _checked_int_expr(as_expr(v), what)
-    except IndexAlgError as err:
-        raise RangeError(f"{what}: {err}") from None
-
-
-def _checked_int_expr(e: Expr, what: str) -> Expr:
-    if e.is_bool:
-        raise RangeError(f"{what}: a range bound must be an integer expression, got {e}")
-    return e
-
-
-def _range_key(k: object) -> Expr:
-    """A symbol, or an integer expression whose range is an assumption (a fact)."""
-    if isinstance(k, Expr):
-        if type(k) is Symbol:
-            return k
-        if k.is_bool or not k.free_symbols:
-            raise RangeError(
-                f"ranges are keyed by symbols or integer expressions of symbols, got {k}"
-            )
-        return k
-    if isinstance(k, str):
-        if k.isidentifier():
-            try:
-                return _symbol(k)
-            except IndexAlgError:
-                raise RangeError(f"not a symbol name: {k!r}") from None
-
-        try:
-            e = parse(k)
-        except ParseError as err:
-            raise RangeError(f"range key {k!r}: {err.one_line()}") from None
-        return _range_key(e)
-    raise RangeError(f"ranges are keyed by symbol names or expressions, got {k!r}")
-
-
-def _normalise_one(name: str, spec: object) -> tuple[Bound, Bound]:
-    what = f"range of {name}"
-    if type(spec) is tuple and len(spec) == 2:  # the common form, read first
-        return _pair(spec[0], spec[1], what)
-    if isinstance(spec, bool):
-        raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
-    if isinstance(spec, int):
-        if spec < 1:
-            raise RangeError(f"{what}: size {spec} leaves no values (0 <= {name} < {spec})")
-        return integer(0), integer(spec - 1)
-    if isinstance(spec, (str, Expr)):
-        size = _bound_expr(spec, what)
-        assert size is not None
-        if type(size) is Integer and size.payload < 1:
-            raise RangeError(f"{what}: size {size} leaves no values")
-        return integer(0), add(size, -1)
-    if isinstance(spec, (tuple, list)) and len(spec) == 2:
-        return _pair(spec[0], spec[1], what)
-    raise RangeError(f"{what}: expected a size, (lo, hi) or a symbolic size, got {spec!r}")
-
-
-def _pair(lo_spec: object, hi_spec: object, what: str) -> tuple[Bound, Bound]:
-    lo = _bound_expr(lo_spec, what)
-    hi = _bound_expr(hi_spec, what)
-    if type(lo) is Integer and type(hi) is Integer and lo.payload > hi.payload:
-        raise RangeError(f"{what}: empty range [{lo}, {hi}]")
-    return lo, hi
-
-
 #: a literal spec dict (its items with their value types) -> its Ranges
 _BY_SPEC: Memo[tuple[object, ...], Ranges] = Memo("ranges.specs", 256)
-
-
-def _spec_key(ranges: dict[object, object]) -> tuple[object, ...]:
-    """A memo key for a literal ranges dict; the value types are part of it, so that
-    ``{"x": True}`` and ``{"x": 1.0}`` never share ``{"x": 1}``'s entry.  Raises TypeError
-    for unhashable specs."""
-    return tuple(
-        (k, v, tuple(map(type, v)) if type(v) is tuple else type(v)) for k, v in ranges.items()
-    )
 
 
 def as_ranges(ranges: RangesLike) -> Ranges:
@@ -259,7 +142,7 @@ def as_ranges(ranges: RangesLike) -> Ranges:
         return _EMPTY
     if type(ranges) is dict:
         try:
-            key = _spec_key(ranges)
+            key = spec_key(ranges)
             hit = _BY_SPEC.get(key)
         except TypeError:  # unhashable spec values: not memoised
             return _normalised(ranges)
@@ -276,71 +159,7 @@ def as_ranges(ranges: RangesLike) -> Ranges:
 
 
 def _normalised(ranges: Mapping[str, RangeSpec] | Mapping[Expr, RangeSpec]) -> Ranges:
-    out: dict[Expr, tuple[Bound, Bound]] = {}
-    facts: dict[Expr, tuple[Bound, Bound]] = {}
-    for k, spec in ranges.items():
-        key = _range_key(k)
-        if type(key) is Symbol:
-            out[key] = _normalise_one(key.payload, spec)
-        else:
-            facts[key] = _normalise_one(str(key), spec)
-    cycle = _find_cycle(out) if _may_cycle(out) else None
-    if cycle is not None:
-        path = " -> ".join(str(s) for s in cycle)
-        raise RangeError(f"the ranges refer to each other in a cycle: {path}")
-    return Ranges(out, facts)
-
-
-def _may_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> bool:
-    """Whether a cycle is possible: every symbol of a cycle has a bound that mentions the
-    next, so some bound must mention a symbol whose own range has a non-literal bound."""
-    linked = {sym: pair for sym, pair in ranges.items() if _non_literal(pair)}
-    for lo, hi in linked.values():
-        if lo is not None and not lo.symbol_set.isdisjoint(linked):
-            return True
-        if hi is not None and not hi.symbol_set.isdisjoint(linked):
-            return True
-    return False
-
-
-def _non_literal(pair: tuple[Bound, Bound]) -> bool:
-    lo, hi = pair
-    return (lo is not None and type(lo) is not Integer) or (
-        hi is not None and type(hi) is not Integer
-    )
-
-
-def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None:
-    """A cycle of symbols whose ranges are given through each other (``x`` in ``[0, y)``,
-    ``y`` in ``[0, x)``), as the path ``[x, y, x]``; None when there is none."""
-    deps: dict[Expr, list[Expr]] = {}
-    for sym, (lo, hi) in ranges.items():
-        found: set[Expr] = set()
-        for b in (lo, hi):
-            if b is not None:
-                found.update(s for s in b.symbol_set if s in ranges)
-        deps[sym] = sorted(found, key=lambda s: str(s.payload))
-    state: dict[Expr, int] = {}  # 1: on the current path, 2: done
-    for root in sorted(ranges, key=lambda s: str(s.payload)):
-        if state.get(root):
-            continue
-        path: list[Expr] = [root]
-        todo: list[list[Expr]] = [list(deps[root])]
-        state[root] = 1
-        while todo:  # an explicit stack: ranges can be long chains
-            if not todo[-1]:
-                state[path.pop()] = 2
-                todo.pop()
-                continue
-            nxt = todo[-1].pop()
-            st = state.get(nxt)
-            if st == 1:
-                return [*path[path.index(nxt) :], nxt]
-            if st is None:
-                state[nxt] = 1
-                path.append(nxt)
-                todo.append(list(deps[nxt]))
-    return None
+    return Ranges(*read_spec(ranges))
 
 
 _EMPTY = Ranges()

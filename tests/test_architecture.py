@@ -38,7 +38,7 @@ CORE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("indexalg.expr",),
     ("indexalg.poly",),
     ("indexalg.parse", "indexalg.printing", "indexalg.evaluate"),
-    ("indexalg.ranges",),
+    ("indexalg.ranges", "indexalg._rangespec"),
     ("indexalg.analysis",),
     ("indexalg.rules", "indexalg.rewrite"),
     ("indexalg.procedures",),

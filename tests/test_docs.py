@@ -356,6 +356,7 @@ INTERNAL_MODULES = (
     "indexalg.__main__",
     "indexalg._bigint",  # integer <-> text of any size, behind the parser and printers
     "indexalg._build",  # the build record setup.py writes into each wheel (indexalg --version)
+    "indexalg._rangespec",  # reading a ranges spec entry by entry, behind indexalg.ranges
     "indexalg.interop",  # packages whose modules are in the reference
     "indexalg.printing",
     "indexalg.testing",

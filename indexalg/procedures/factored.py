@@ -34,7 +34,7 @@ from indexalg.expr import (
     mul,
 )
 from indexalg.poly import term_factors
-from indexalg.procedures.base import Procedure
+from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.join import join_split_dims
 from indexalg.rewrite import condition_holds
 from indexalg.rules.base import le, wilds
@@ -142,4 +142,4 @@ def open_factors(e: Expr, ctx: Context) -> Expr | None:
     return best
 
 
-FACTORED_PROCEDURES = (Procedure("open_factors", (Add,), open_factors, __doc__ or ""),)
+FACTORED_PROCEDURES = (Procedure("open_factors", (Add,), open_factors, _module_doc(__name__)),)
