@@ -56,6 +56,7 @@ EXCLUDED: dict[str, str] = {
     # types on entry: a bad argument would raise a plain TypeError there, not indexalg's error.
     "indexalg/analyzer.py": "API layer",
     "indexalg/parse.py": "API layer",
+    "indexalg/ranges.py": "API layer (its per-entry reading is indexalg/_rangespec.py, compiled)",
     "indexalg/errors.py": "API layer (the exception classes)",
     "indexalg/__main__.py": "the command's entry point",
     "indexalg/_build.py": "written by this file into each wheel",
