@@ -199,12 +199,22 @@ def _find_cycle(ranges: Mapping[Expr, tuple[Bound, Bound]]) -> list[Expr] | None
 
 
 def spec_key(ranges: Mapping[object, object]) -> tuple[object, ...]:
-    """A memo key for a literal ranges dict; the value types are part of it, so that
-    ``{"x": True}`` and ``{"x": 1.0}`` never share ``{"x": 1}``'s entry.  Raises TypeError
-    for unhashable specs."""
-    return tuple(
-        [(k, v, tuple(map(type, v)) if type(v) is tuple else type(v)) for k, v in ranges.items()]
-    )
+    """A memo key for a literal ranges dict.  An entry ``(lo, hi)`` of expressions or None is
+    keyed by itself (expressions are interned: equal means the same); any other value with
+    its types too, so that ``{"x": True}`` and ``{"x": 1.0}`` never share ``{"x": 1}``'s
+    entry (a tagged entry has three parts, an untagged one two: they never meet).  Raises
+    TypeError for unhashable specs."""
+    out: list[object] = []
+    for k, v in ranges.items():
+        if type(v) is tuple and len(v) == 2:
+            lo, hi = v
+            if (lo is None or isinstance(lo, Expr)) and (hi is None or isinstance(hi, Expr)):
+                out.append((k, v))
+                continue
+            out.append((k, v, tuple(map(type, v))))
+        else:
+            out.append((k, v, type(v)))
+    return tuple(out)
 
 
 def ordered_table(
@@ -214,8 +224,26 @@ def ordered_table(
     by their text) and its part of the ranges' identity: ``(key, lo, hi)`` in that order."""
     if not items:
         return {}, ()
-    ordered = sorted(items.items(), key=_by_text if facts else _by_name)
-    return dict(ordered), tuple([(k, lo, hi) for k, (lo, hi) in ordered])
+    pairs = list(items.items())
+    if facts or not _by_name_already(pairs):
+        pairs.sort(key=_by_text if facts else _by_name)
+    table: dict[Expr, tuple[Bound, Bound]] = {}
+    key: list[tuple[Expr, Bound, Bound]] = []
+    for k, pair in pairs:
+        table[k] = pair
+        key.append((k, pair[0], pair[1]))
+    return table, tuple(key)
+
+
+def _by_name_already(pairs: list[tuple[Expr, tuple[Bound, Bound]]]) -> bool:
+    """Whether the symbols are in name order already (a spec usually is: no sort then)."""
+    prev = ""
+    for k, _ in pairs:
+        name: str = k.payload
+        if name <= prev:
+            return False
+        prev = name
+    return True
 
 
 def _by_name(item: tuple[Expr, tuple[Bound, Bound]]) -> str:
