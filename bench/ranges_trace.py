@@ -47,6 +47,14 @@ INNER = (
     "indexalg.simplify.rebuild",
 )
 
+#: The modules that read ranges: ``ranges.py`` and the per-entry reading it calls
+#: (``_rangespec.py``, apart only to be compiled in the compiled build), one room.
+RANGES_MODULES = ("indexalg.ranges", "indexalg._rangespec")
+
+
+def _room(module: str) -> str:
+    return "indexalg.ranges" if module in RANGES_MODULES else module
+
 
 @dataclass(frozen=True)
 class Call:
@@ -55,7 +63,7 @@ class Call:
     function: str
     params: tuple[str, ...]  # the parameters that held the ranges
     inner: bool  # an analysis / simplifier / procedure frame below it on the stack
-    normalising: bool  # a module-level function of indexalg/ranges.py
+    normalising: bool  # a module-level function of indexalg/ranges.py or _rangespec.py
 
 
 @dataclass
@@ -72,8 +80,9 @@ class Trace:
         for c in self.calls:
             if not lookups and _is_lookup(c):
                 continue
-            if not out or out[-1] != c.module:
-                out.append(c.module)
+            room = _room(c.module)
+            if not out or out[-1] != room:
+                out.append(room)
         return out
 
     def returns(self, *, lookups: bool = True) -> int:
@@ -91,7 +100,7 @@ def _is_ranges(v: object, spec: object) -> bool:
 
 
 def _normalising(code: types.CodeType, module: str) -> bool:
-    return module == "indexalg.ranges" and "." not in code.co_qualname
+    return module in RANGES_MODULES and "." not in code.co_qualname
 
 
 def trace(run: Callable[[], object], spec: Mapping[str, object]) -> Trace:
@@ -124,7 +133,7 @@ def trace(run: Callable[[], object], spec: Mapping[str, object]) -> Trace:
         call = Call(depth[0], module, code.co_qualname, params, inner, _normalising(code, module))
         if params:
             calls.append(call)
-        if module == "indexalg.ranges":
+        if module in RANGES_MODULES:
             into.append(call)
 
     sys.setprofile(prof)

@@ -30,4 +30,4 @@ def test_a_warm_call_does_not_normalise_again() -> None:
     spec = dict(DEFAULT_SPEC)
     ia.simplify(DEFAULT_EXPR, spec)
     t = trace(lambda: ia.simplify(DEFAULT_EXPR, spec), spec)
-    assert [c.function for c in t.into_ranges if c.normalising] == ["as_ranges", "_spec_key"]
+    assert [c.function for c in t.into_ranges if c.normalising] == ["as_ranges", "spec_key"]
