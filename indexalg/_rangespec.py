@@ -219,20 +219,27 @@ def spec_key(ranges: Mapping[object, object]) -> tuple[object, ...]:
 
 def ordered_table(
     items: Mapping[Expr, tuple[Bound, Bound]] | None, facts: bool
-) -> tuple[dict[Expr, tuple[Bound, Bound]], tuple[tuple[Expr, Bound, Bound], ...]]:
+) -> tuple[dict[Expr, tuple[Bound, Bound]], tuple[tuple[Expr, Bound, Bound], ...], bool]:
     """The table of a :class:`~indexalg.ranges.Ranges` (symbols by name, or ``facts``' keys
-    by their text) and its part of the ranges' identity: ``(key, lo, hi)`` in that order."""
+    by their text), its part of the ranges' identity (``(key, lo, hi)`` in that order) and
+    whether every bound is a literal or None."""
     if not items:
-        return {}, ()
+        return {}, (), True
     pairs = list(items.items())
     if facts or not _by_name_already(pairs):
         pairs.sort(key=_by_text if facts else _by_name)
     table: dict[Expr, tuple[Bound, Bound]] = {}
     key: list[tuple[Expr, Bound, Bound]] = []
+    literal = True
     for k, pair in pairs:
         table[k] = pair
-        key.append((k, pair[0], pair[1]))
-    return table, tuple(key)
+        lo, hi = pair
+        key.append((k, lo, hi))
+        if (lo is not None and type(lo) is not Integer) or (
+            hi is not None and type(hi) is not Integer
+        ):
+            literal = False
+    return table, tuple(key), literal
 
 
 def _by_name_already(pairs: list[tuple[Expr, tuple[Bound, Bound]]]) -> bool:

@@ -46,19 +46,21 @@ class Ranges(Mapping[Expr, tuple[Bound, Bound]]):
     by ``x2 + 3*y1``), which are assumptions the analyses use wherever that expression
     occurs.  The mapping itself holds the symbols only."""
 
-    __slots__ = ("_items", "_key", "_hash", "facts", "bounds")
+    __slots__ = ("_items", "_key", "_hash", "facts", "bounds", "literal")
 
     def __init__(
         self,
         items: Mapping[Expr, tuple[Bound, Bound]] | None = None,
         facts: Mapping[Expr, tuple[Bound, Bound]] | None = None,
     ) -> None:
-        table, key = ordered_table(items, False)
+        table, key, literal = ordered_table(items, False)
         self._items: dict[Expr, tuple[Bound, Bound]] = table
         #: symbol -> inclusive (lo, hi), the mapping's own table (read it, never write it):
         #: what the analyses read, with no call into this module
         self.bounds: dict[Expr, tuple[Bound, Bound]] = table
-        fact_table, fact_key = ordered_table(facts, True)
+        #: whether every bound is a literal or None (no range refers to a symbol)
+        self.literal: bool = literal
+        fact_table, fact_key, _ = ordered_table(facts, True)
         #: expression -> inclusive (lo, hi): assumed at every point
         self.facts: dict[Expr, tuple[Bound, Bound]] = fact_table
         self._key = (key, fact_key)

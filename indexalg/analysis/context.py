@@ -113,20 +113,25 @@ class Context:
         _MADE[0] = True
         referenced: set[Expr] = set()
         dependent: set[Expr] = set()
-        for sym, (lo, hi) in self.bounds.items():
-            for b in (lo, hi):
-                if b is None or (not b.args and type(b) is not Symbol):
-                    continue
-                syms = b.symbol_set
-                if syms:
-                    dependent.add(sym)
-                    referenced.update(syms)
+        if not ranges.literal:  # literal bounds refer to no symbol
+            for sym, (lo, hi) in self.bounds.items():
+                for b in (lo, hi):
+                    if b is None or (not b.args and type(b) is not Symbol):
+                        continue
+                    syms = b.symbol_set
+                    if syms:
+                        dependent.add(sym)
+                        referenced.update(syms)
         #: symbols other ranges are expressed in (sizes): kept in symbolic bounds
         self.size_symbols: frozenset[Expr] = frozenset(referenced)
         #: symbols whose range refers to other symbols: eliminated in symbolic bounds
         self.dependent: frozenset[Expr] = frozenset(dependent)
         #: symbols public bounds are not expressed in: every ranged symbol except sizes
-        self.eliminable: frozenset[Expr] = frozenset(s for s in self.bounds if s not in referenced)
+        self.eliminable: frozenset[Expr] = (
+            frozenset(self.bounds)
+            if not referenced
+            else frozenset(s for s in self.bounds if s not in referenced)
+        )
         #: the re-entrancy state, shared with the contexts narrowed from this one
         self.query: QueryState = QueryState() if query is None else query
         #: expression -> inclusive (lo, hi) assumed at every point (ranges keyed by an
