@@ -72,12 +72,19 @@ def interval(e: Expr, ctx: Context) -> Interval:
     hit = cache.get(e)
     if hit is not None:
         return hit
-    if type(e) is Symbol and not ctx.facts:
-        return symbol_interval(e, ctx)  # memoised there, with its own cycle guard
+    t = type(e)
+    if not ctx.facts:
+        if t is Symbol:
+            # memoised there (and, once known, here), with its own cycle guard
+            return symbol_interval(e, ctx)
+        if t is Integer:
+            v: int = e.payload
+            hit = cache[e] = (v, v)
+            return hit
     # A re-entrant query on the same node (a Where whose condition's bounds need the Where
     # itself) sees the trivial interval: sound, and it ends the recursion.
     cache[e] = FULL
-    r = INTERVAL_TABLE[type(e)](e, ctx)
+    r = INTERVAL_TABLE[t](e, ctx)
     if ctx.facts:
         r = _with_facts(e, r, ctx)
     cache[e] = r
@@ -159,6 +166,8 @@ def iscale(a: Interval, c: int) -> Interval:
 
 def _fdiv(a: Num, b: Num) -> Num:
     """floor(a / b) for b > 0 finite or infinite, a possibly infinite."""
+    if type(a) is int and type(b) is int:
+        return a // b
     if isinstance(a, Infinity):
         return a if not isinstance(b, Infinity) else (0 if a.sign > 0 else -1)
     if isinstance(b, Infinity):
@@ -170,13 +179,23 @@ def _floordiv_pos(a: Interval, b: Interval) -> Interval:
     """floor(a / b) for b in [b0, b1] with b0 >= 1."""
     a0, a1 = a
     b0, b1 = b
-    lo = a0 if a0 == NEG_INF else (_fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0))
-    hi = a1 if a1 == INF else (_fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1))
+    # an int end compares with ints only (no Infinity operator methods on the hot path)
+    if type(a0) is int:
+        lo = _fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0)
+    else:
+        lo = a0 if a0 == NEG_INF else (_fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0))
+    if type(a1) is int:
+        hi = _fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1)
+    else:
+        hi = a1 if a1 == INF else (_fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1))
     return lo, hi
 
 
 def ifloordiv(a: Interval, b: Interval) -> Interval:
     """floor(a / b) over the non-zero divisors in ``b``."""
+    b0, b1 = b
+    if type(b0) is int and b0 >= 1 and (b1 is INF or (type(b1) is int and b1 >= 1)):
+        return _floordiv_pos(a, b)  # positive divisors only (the usual case)
     parts: list[Interval] = []
     if b[1] >= 1:
         parts.append(_floordiv_pos(a, (max(b[0], 1), b[1])))
@@ -190,6 +209,9 @@ def ifloordiv(a: Interval, b: Interval) -> Interval:
 
 def imod(a: Interval, b: Interval) -> Interval:
     """a mod b (sign of b) over the non-zero divisors in ``b``."""
+    fast = _imod_pos(a, b)
+    if fast is not None:
+        return fast
     parts: list[Interval] = []
     if b[1] >= 1:
         b0, b1 = max(b[0], 1), b[1]
@@ -217,6 +239,37 @@ def imod(a: Interval, b: Interval) -> Interval:
     return min(p[0] for p in parts), max(p[1] for p in parts)
 
 
+def _imod_pos(a: Interval, b: Interval) -> Interval | None:
+    """:func:`imod` where ``a``'s lower end and ``b``'s ends are ints (or INF above) and
+    the divisors are positive (the usual case), with int comparisons only; None
+    otherwise."""
+    a0, a1 = a
+    b0, b1 = b
+    if type(a0) is not int or type(b0) is not int or b0 < 1:
+        return None
+    if type(a1) is int:
+        if type(b1) is int:
+            if b1 < 1:
+                return None
+            if a0 >= 0 and a1 < b0:
+                return a0, a1  # already reduced
+            if b0 == b1 and a0 // b0 == a1 // b0:
+                k = a0 // b0
+                return a0 - k * b0, a1 - k * b0
+            return 0, (a1 if a0 >= 0 and a1 < b1 - 1 else b1 - 1)
+        if b1 is INF:
+            if a0 >= 0 and a1 < b0:
+                return a0, a1
+            return 0, (a1 if a0 >= 0 else INF)
+        return None
+    if a1 is INF:
+        if type(b1) is int:
+            return None if b1 < 1 else (0, b1 - 1)
+        if b1 is INF:
+            return 0, INF
+    return None
+
+
 def _integer(e: Expr, ctx: Context) -> Interval:
     v: int = e.payload
     return v, v
@@ -233,6 +286,19 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     if hit is not None:
         return hit
     lo_e, hi_e = ctx.bounds.get(sym, OPEN)
+    facts = ctx.facts
+    if (
+        not facts
+        and (lo_e is None or type(lo_e) is Integer)
+        and (hi_e is None or type(hi_e) is Integer)
+    ):
+        # literal bounds (most ranges): no recursion, no cycle to guard
+        got: Interval = (
+            NEG_INF if lo_e is None else lo_e.payload,
+            INF if hi_e is None else hi_e.payload,
+        )
+        table[sym] = ctx.memos[INTERVALS][sym] = got
+        return got
     if sym in ctx.busy:
         # a cycle through narrowed ranges (a branch bounded a symbol by another whose range
         # mentions it): the unnarrowed context's bounds still hold, narrowing only shrinks
@@ -243,6 +309,8 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     finally:
         ctx.busy.discard(sym)
     table[sym] = got
+    if not facts:  # what interval() answers for it from now on
+        ctx.memos[INTERVALS][sym] = got
     return got
 
 
@@ -272,9 +340,9 @@ def _add(e: Expr, ctx: Context) -> Interval:
     if paired is not None:
         part, used = paired
         terms = tuple(t for i, t in enumerate(terms) if i not in used)
-        parts = (part, *(interval(t, ctx) for t in terms))
+        parts = [part, *[interval(t, ctx) for t in terms]]
     else:
-        parts = tuple(interval(t, ctx) for t in terms)
+        parts = [interval(t, ctx) for t in terms]
     for tl, th in parts:
         if type(tl) is int:
             lo += tl
@@ -344,6 +412,14 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
     are correlated, so bounding them separately is loose (Inductor gives ``x - x//2`` on
     [0, 1023] the bounds [-511, 1023]; the pair gives [0, 512])."""
     if len(terms) < 2:
+        return None
+    for t in terms:  # fast exit: no term c*(x // c') with a literal c' >= 1
+        q = t.args[0] if type(t) is Mul and len(t.args) == 1 else t
+        if type(q) is FloorDiv:
+            cdiv = q.args[1]
+            if type(cdiv) is Integer and cdiv.payload >= 1:
+                break
+    else:
         return None
     index = {}
     for i, t in enumerate(terms):
