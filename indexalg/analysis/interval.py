@@ -134,19 +134,27 @@ def imul(a: Interval, b: Interval) -> Interval:
         if type(a1) is int and type(b1) is int:
             p, q, r, s = a0 * b0, a0 * b1, a1 * b0, a1 * b1
             return min(p, q, r, s), max(p, q, r, s)
-        if a0 >= 0 and b0 >= 0 and _up_from(a0, a1) and _up_from(b0, b1):
+        if (
+            a0 >= 0
+            and b0 >= 0
+            and (a1 is INF or (type(a1) is int and a1 >= a0))
+            and (b1 is INF or (type(b1) is int and b1 >= b0))
+        ):
             # both non-negative (a size times a size): the products of the ends, with no
-            # comparison of an infinite bound
-            return a0 * b0, _mul_num(a1, b1)
+            # comparison of an infinite bound (``_mul_num(a1, b1)``, written out)
+            hi: Num
+            if type(a1) is int:
+                if a1 == 0:
+                    hi = 0
+                else:
+                    hi = a1 * b1 if type(b1) is int else INF
+            else:
+                hi = 0 if type(b1) is int and b1 == 0 else INF
+            return a0 * b0, hi
     if a0 == a1 == 0 or b0 == b1 == 0:
         return 0, 0
     cs = (_mul_num(a0, b0), _mul_num(a0, b1), _mul_num(a1, b0), _mul_num(a1, b1))
     return min(cs), max(cs)
-
-
-def _up_from(lo: int, hi: Num) -> bool:
-    """Whether ``hi`` is at or above the int ``lo`` (INF, or an int not below it)."""
-    return hi is INF or (type(hi) is int and hi >= lo)
 
 
 def iscale(a: Interval, c: int) -> Interval:
@@ -337,12 +345,17 @@ def _add(e: Expr, ctx: Context) -> Interval:
     lo_inf = hi_inf = False
     terms = e.args
     paired = _decorrelate(terms, ctx)
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
     if paired is not None:
         part, used = paired
         terms = tuple(t for i, t in enumerate(terms) if i not in used)
-        parts = [part, *[interval(t, ctx) for t in terms]]
+        parts = [part]
     else:
-        parts = [interval(t, ctx) for t in terms]
+        parts = []
+    for t in terms:
+        # a term's interval from the node table where it is there (as interval() reads it)
+        hit = cache.get(t)
+        parts.append(interval(t, ctx) if hit is None else hit)
     for tl, th in parts:
         if type(tl) is int:
             lo += tl
@@ -454,12 +467,16 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
 def _mul(e: Expr, ctx: Context) -> Interval:
     c: int = e.payload
     args = e.args
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
     if len(args) == 1:
-        return iscale(interval(args[0], ctx), c)
+        f = args[0]
+        hit = cache.get(f)  # as interval() reads it
+        return iscale(interval(f, ctx) if hit is None else hit, c)
     acc: Interval = (1, 1)
     if len(set(args)) == len(args):
         for f in args:
-            acc = imul(acc, interval(f, ctx))
+            hit = cache.get(f)
+            acc = imul(acc, interval(f, ctx) if hit is None else hit)
         return iscale(acc, c)
     # a factor repeated k times is a power: bounded exactly (x*x is >= 0), not as a product
     # of independent factors (which gives x*x on [-3, 3] the bounds [-9, 9])
@@ -494,7 +511,10 @@ def _floordiv(e: Expr, ctx: Context) -> Interval:
     a, b = e.args
     if a is b:  # x // x == 1 wherever it is defined
         return 1, 1
-    return ifloordiv(interval(a, ctx), interval(b, ctx))
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
+    ia = cache.get(a)  # the operands' intervals from the node table, as interval() reads it
+    ib = cache.get(b)
+    return ifloordiv(interval(a, ctx) if ia is None else ia, interval(b, ctx) if ib is None else ib)
 
 
 def _ceildiv(e: Expr, ctx: Context) -> Interval:
