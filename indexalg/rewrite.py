@@ -19,6 +19,7 @@ from indexalg.analysis.infinity import Infinity, Num
 from indexalg.analysis.interval import interval
 from indexalg.analysis.witness import witness_values
 from indexalg.expr import (
+    Add,
     And,
     BoolConst,
     Eq,
@@ -134,7 +135,21 @@ def instantiate(p: Expr, b: Binding) -> Expr:
     if not p.args:
         return p
     if type(p) is Mul:
-        return mul(p.payload, *(instantiate(a, b) for a in p.args))
+        args = [instantiate(a, b) for a in p.args]
+        if len(args) == 2:
+            # ``d*m`` with ``d`` bound to a literal that makes the product ``m`` itself:
+            # what mul() returns for a non-sum ``m`` (a sum it would build again)
+            x, y = args
+            if type(y) is Integer:
+                x, y = y, x
+            if (
+                type(x) is Integer
+                and type(y) is not Integer
+                and type(y) is not Add
+                and p.payload * x.payload == 1
+            ):
+                return y
+        return mul(p.payload, *args)
     return p.rebuild(tuple(instantiate(a, b) for a in p.args))
 
 

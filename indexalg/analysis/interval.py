@@ -535,8 +535,18 @@ def _modular_indexing(e: Expr, ctx: Context) -> Interval:
     a, d, m = e.args
     dv = interval(d, ctx)
     mv = interval(m, ctx)
-    q = ifloordiv(interval(a, ctx), (max(dv[0], 1), max(dv[1], 1)))
-    return imod(q, (max(mv[0], 1), max(mv[1], 1)))
+    # max(end, 1) of each divisor end; an int end without Infinity's methods
+    d0, d1 = dv
+    m0, m1 = mv
+    if not (type(d0) is int and d0 >= 1):
+        d0 = max(d0, 1)
+    if not (type(d1) is int and d1 >= 1):
+        d1 = max(d1, 1)
+    if not (type(m0) is int and m0 >= 1):
+        m0 = max(m0, 1)
+    if not (type(m1) is int and m1 >= 1):
+        m1 = max(m1, 1)
+    return imod(ifloordiv(interval(a, ctx), (d0, d1)), (m0, m1))
 
 
 def _min(e: Expr, ctx: Context) -> Interval:
