@@ -434,18 +434,21 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
                 break
     else:
         return None
-    index = {}
-    for i, t in enumerate(terms):
-        c, m = _split_term(t)
-        index[m] = (i, c)
     for j, t in enumerate(terms):
-        b, q = _split_term(t)
+        # t = b*q with q a division by a literal c >= 1 (as _split_term reads a term)
+        if type(t) is Mul:
+            if len(t.args) != 1:
+                continue
+            b: int = t.payload
+            q = t.args[0]
+        else:
+            b, q = 1, t
         if type(q) is not FloorDiv:
             continue
         x, cdiv = q.args
         if type(cdiv) is not Integer or cdiv.payload < 1:
             continue
-        hit = index.get(x)
+        hit = _term_of(terms, x)
         if hit is None:
             continue
         i, a = hit
@@ -462,6 +465,19 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
         naive = ti[0] + tj[0], ti[1] + tj[1]
         return (max(paired[0], naive[0]), min(paired[1], naive[1])), {i, j}
     return None
+
+
+def _term_of(terms: tuple[Expr, ...], x: Expr) -> tuple[int, int] | None:
+    """``(i, a)`` for the last term ``terms[i]`` that :func:`_split_term` reads as
+    ``a*x``, or None."""
+    hit = None
+    for i, t in enumerate(terms):
+        if type(t) is Mul and len(t.args) == 1:
+            if t.args[0] is x:
+                hit = (i, t.payload)
+        elif t is x:
+            hit = (i, 1)
+    return hit
 
 
 def _mul(e: Expr, ctx: Context) -> Interval:
