@@ -84,7 +84,15 @@ def match(p: Expr, s: Expr, b: Binding) -> bool:
                 return True
         return False
     for pa, sa in zip(p.args, s.args):
-        if not match(pa, sa, b):
+        if type(pa) is Wild:  # the Wild case above, inline (most arguments of a rule's root)
+            if sa.is_bool or (pa.payload[1] and type(sa) is not Integer):
+                return False
+            prev = b.get(pa)
+            if prev is None:
+                b[pa] = sa
+            elif prev is not sa:
+                return False
+        elif not match(pa, sa, b):
             return False
     return True
 
