@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 from indexalg import ops
 from indexalg.analysis.context import OPEN
 from indexalg.analysis.decide import holds_in
+from indexalg.analysis.infinity import Infinity, Num
 from indexalg.analysis.interval import interval
 from indexalg.analysis.witness import witness_values
 from indexalg.expr import (
+    Add,
     And,
     BoolConst,
     Eq,
@@ -82,7 +84,15 @@ def match(p: Expr, s: Expr, b: Binding) -> bool:
                 return True
         return False
     for pa, sa in zip(p.args, s.args):
-        if not match(pa, sa, b):
+        if type(pa) is Wild:  # the Wild case above, inline (most arguments of a rule's root)
+            if sa.is_bool or (pa.payload[1] and type(sa) is not Integer):
+                return False
+            prev = b.get(pa)
+            if prev is None:
+                b[pa] = sa
+            elif prev is not sa:
+                return False
+        elif not match(pa, sa, b):
             return False
     return True
 
@@ -133,7 +143,21 @@ def instantiate(p: Expr, b: Binding) -> Expr:
     if not p.args:
         return p
     if type(p) is Mul:
-        return mul(p.payload, *(instantiate(a, b) for a in p.args))
+        args = [instantiate(a, b) for a in p.args]
+        if len(args) == 2:
+            # ``d*m`` with ``d`` bound to a literal that makes the product ``m`` itself:
+            # what mul() returns for a non-sum ``m`` (a sum it would build again)
+            x, y = args
+            if type(y) is Integer:
+                x, y = y, x
+            if (
+                type(x) is Integer
+                and type(y) is not Integer
+                and type(y) is not Add
+                and p.payload * x.payload == 1
+            ):
+                return y
+        return mul(p.payload, *args)
     return p.rebuild(tuple(instantiate(a, b) for a in p.args))
 
 
@@ -155,12 +179,20 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
         return bool(c.payload) is want
     if t is And or t is Or:
         if (t is And) is want:
-            return all(_holds(a, b, ctx, want) for a in c.args)
-        return any(_holds(a, b, ctx, want) for a in c.args)
+            for a in c.args:
+                if not _holds(a, b, ctx, want):
+                    return False
+            return True
+        for a in c.args:
+            if _holds(a, b, ctx, want):
+                return True
+        return False
     if t is Not:
         return _holds(c.args[0], b, ctx, not want)
-    lhs = instantiate(c.args[0], b)
-    rhs = instantiate(c.args[1], b)
+    pl, pr = c.args
+    # a side that is a pattern variable or a literal needs no instantiation
+    lhs = b[pl] if type(pl) is Wild else (pl if not pl.args else instantiate(pl, b))
+    rhs = b[pr] if type(pr) is Wild else (pr if not pr.args else instantiate(pr, b))
     if type(lhs) is Integer and type(rhs) is Integer:
         claim = c.rebuild((lhs, rhs))
         return bool(claim.payload) is want
@@ -168,15 +200,17 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
         la, ha = interval(lhs, ctx)
         lb, hb = interval(rhs, ctx)
         strict = t is Lt
+        below = _before(ha, lb, strict)  # lhs < rhs (<= for Le) at every point
+        above = _before(hb, la, not strict)  # lhs >= rhs (> for Le) at every point
         if want:
-            if ha < lb or (not strict and ha <= lb):
+            if below:
                 return True
-            if hb < la or (strict and hb <= la):
+            if above:
                 return False  # false at every point: no proof unless the domain is empty
         else:
-            if hb < la or (strict and hb <= la):
+            if above:
                 return True
-            if ha < lb or (not strict and ha <= lb):
+            if below:
                 return False
         if not _may_correlate(lhs, rhs, ctx):
             return False
@@ -185,12 +219,27 @@ def _holds(c: Expr, b: Binding, ctx: Context, want: bool) -> bool:
     elif t is Eq or t is Ne:
         la, ha = interval(lhs, ctx)
         lb, hb = interval(rhs, ctx)
-        if ha < lb or hb < la:  # the two sides never meet: Ne at every point
+        if _before(ha, lb, True) or _before(hb, la, True):  # the sides never meet: Ne
             return (t is Ne) is want
     compare = _COMPARISONS.get(t)
     if compare is not None and _refuted(compare, lhs, rhs, ctx, want):
         return False
     return holds_in(c.rebuild((lhs, rhs)), ctx, want)
+
+
+def _before(a: Num, b: Num, strict: bool) -> bool:
+    """``a < b`` (``a <= b`` when not strict) for two bounds: ints compared directly,
+    an infinite bound by its sign (what :class:`Infinity`'s operators answer, without
+    their method calls)."""
+    if type(a) is int and type(b) is int:
+        return a < b if strict else a <= b
+    if isinstance(a, Infinity):
+        if isinstance(b, Infinity):
+            return a.sign < b.sign if strict else a.sign <= b.sign
+        return a.sign < 0
+    if isinstance(b, Infinity):
+        return b.sign > 0
+    return a < b if strict else a <= b
 
 
 def _below_own_bound(lhs: Expr, rhs: Expr, k: int, ctx: Context) -> bool:

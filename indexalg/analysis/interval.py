@@ -72,12 +72,19 @@ def interval(e: Expr, ctx: Context) -> Interval:
     hit = cache.get(e)
     if hit is not None:
         return hit
-    if type(e) is Symbol and not ctx.facts:
-        return symbol_interval(e, ctx)  # memoised there, with its own cycle guard
+    t = type(e)
+    if not ctx.facts:
+        if t is Symbol:
+            # memoised there (and, once known, here), with its own cycle guard
+            return symbol_interval(e, ctx)
+        if t is Integer:
+            v: int = e.payload
+            hit = cache[e] = (v, v)
+            return hit
     # A re-entrant query on the same node (a Where whose condition's bounds need the Where
     # itself) sees the trivial interval: sound, and it ends the recursion.
     cache[e] = FULL
-    r = INTERVAL_TABLE[type(e)](e, ctx)
+    r = INTERVAL_TABLE[t](e, ctx)
     if ctx.facts:
         r = _with_facts(e, r, ctx)
     cache[e] = r
@@ -127,19 +134,27 @@ def imul(a: Interval, b: Interval) -> Interval:
         if type(a1) is int and type(b1) is int:
             p, q, r, s = a0 * b0, a0 * b1, a1 * b0, a1 * b1
             return min(p, q, r, s), max(p, q, r, s)
-        if a0 >= 0 and b0 >= 0 and _up_from(a0, a1) and _up_from(b0, b1):
+        if (
+            a0 >= 0
+            and b0 >= 0
+            and (a1 is INF or (type(a1) is int and a1 >= a0))
+            and (b1 is INF or (type(b1) is int and b1 >= b0))
+        ):
             # both non-negative (a size times a size): the products of the ends, with no
-            # comparison of an infinite bound
-            return a0 * b0, _mul_num(a1, b1)
+            # comparison of an infinite bound (``_mul_num(a1, b1)``, written out)
+            hi: Num
+            if type(a1) is int:
+                if a1 == 0:
+                    hi = 0
+                else:
+                    hi = a1 * b1 if type(b1) is int else INF
+            else:
+                hi = 0 if type(b1) is int and b1 == 0 else INF
+            return a0 * b0, hi
     if a0 == a1 == 0 or b0 == b1 == 0:
         return 0, 0
     cs = (_mul_num(a0, b0), _mul_num(a0, b1), _mul_num(a1, b0), _mul_num(a1, b1))
     return min(cs), max(cs)
-
-
-def _up_from(lo: int, hi: Num) -> bool:
-    """Whether ``hi`` is at or above the int ``lo`` (INF, or an int not below it)."""
-    return hi is INF or (type(hi) is int and hi >= lo)
 
 
 def iscale(a: Interval, c: int) -> Interval:
@@ -159,6 +174,8 @@ def iscale(a: Interval, c: int) -> Interval:
 
 def _fdiv(a: Num, b: Num) -> Num:
     """floor(a / b) for b > 0 finite or infinite, a possibly infinite."""
+    if type(a) is int and type(b) is int:
+        return a // b
     if isinstance(a, Infinity):
         return a if not isinstance(b, Infinity) else (0 if a.sign > 0 else -1)
     if isinstance(b, Infinity):
@@ -170,13 +187,23 @@ def _floordiv_pos(a: Interval, b: Interval) -> Interval:
     """floor(a / b) for b in [b0, b1] with b0 >= 1."""
     a0, a1 = a
     b0, b1 = b
-    lo = a0 if a0 == NEG_INF else (_fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0))
-    hi = a1 if a1 == INF else (_fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1))
+    # an int end compares with ints only (no Infinity operator methods on the hot path)
+    if type(a0) is int:
+        lo = _fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0)
+    else:
+        lo = a0 if a0 == NEG_INF else (_fdiv(a0, b1) if a0 >= 0 else _fdiv(a0, b0))
+    if type(a1) is int:
+        hi = _fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1)
+    else:
+        hi = a1 if a1 == INF else (_fdiv(a1, b0) if a1 >= 0 else _fdiv(a1, b1))
     return lo, hi
 
 
 def ifloordiv(a: Interval, b: Interval) -> Interval:
     """floor(a / b) over the non-zero divisors in ``b``."""
+    b0, b1 = b
+    if type(b0) is int and b0 >= 1 and (b1 is INF or (type(b1) is int and b1 >= 1)):
+        return _floordiv_pos(a, b)  # positive divisors only (the usual case)
     parts: list[Interval] = []
     if b[1] >= 1:
         parts.append(_floordiv_pos(a, (max(b[0], 1), b[1])))
@@ -190,6 +217,9 @@ def ifloordiv(a: Interval, b: Interval) -> Interval:
 
 def imod(a: Interval, b: Interval) -> Interval:
     """a mod b (sign of b) over the non-zero divisors in ``b``."""
+    fast = _imod_pos(a, b)
+    if fast is not None:
+        return fast
     parts: list[Interval] = []
     if b[1] >= 1:
         b0, b1 = max(b[0], 1), b[1]
@@ -217,6 +247,37 @@ def imod(a: Interval, b: Interval) -> Interval:
     return min(p[0] for p in parts), max(p[1] for p in parts)
 
 
+def _imod_pos(a: Interval, b: Interval) -> Interval | None:
+    """:func:`imod` where ``a``'s lower end and ``b``'s ends are ints (or INF above) and
+    the divisors are positive (the usual case), with int comparisons only; None
+    otherwise."""
+    a0, a1 = a
+    b0, b1 = b
+    if type(a0) is not int or type(b0) is not int or b0 < 1:
+        return None
+    if type(a1) is int:
+        if type(b1) is int:
+            if b1 < 1:
+                return None
+            if a0 >= 0 and a1 < b0:
+                return a0, a1  # already reduced
+            if b0 == b1 and a0 // b0 == a1 // b0:
+                k = a0 // b0
+                return a0 - k * b0, a1 - k * b0
+            return 0, (a1 if a0 >= 0 and a1 < b1 - 1 else b1 - 1)
+        if b1 is INF:
+            if a0 >= 0 and a1 < b0:
+                return a0, a1
+            return 0, (a1 if a0 >= 0 else INF)
+        return None
+    if a1 is INF:
+        if type(b1) is int:
+            return None if b1 < 1 else (0, b1 - 1)
+        if b1 is INF:
+            return 0, INF
+    return None
+
+
 def _integer(e: Expr, ctx: Context) -> Interval:
     v: int = e.payload
     return v, v
@@ -233,6 +294,19 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     if hit is not None:
         return hit
     lo_e, hi_e = ctx.bounds.get(sym, OPEN)
+    facts = ctx.facts
+    if (
+        not facts
+        and (lo_e is None or type(lo_e) is Integer)
+        and (hi_e is None or type(hi_e) is Integer)
+    ):
+        # literal bounds (most ranges): no recursion, no cycle to guard
+        got: Interval = (
+            NEG_INF if lo_e is None else lo_e.payload,
+            INF if hi_e is None else hi_e.payload,
+        )
+        table[sym] = ctx.memos[INTERVALS][sym] = got
+        return got
     if sym in ctx.busy:
         # a cycle through narrowed ranges (a branch bounded a symbol by another whose range
         # mentions it): the unnarrowed context's bounds still hold, narrowing only shrinks
@@ -243,6 +317,8 @@ def symbol_interval(sym: Expr, ctx: Context) -> Interval:
     finally:
         ctx.busy.discard(sym)
     table[sym] = got
+    if not facts:  # what interval() answers for it from now on
+        ctx.memos[INTERVALS][sym] = got
     return got
 
 
@@ -269,12 +345,17 @@ def _add(e: Expr, ctx: Context) -> Interval:
     lo_inf = hi_inf = False
     terms = e.args
     paired = _decorrelate(terms, ctx)
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
     if paired is not None:
         part, used = paired
         terms = tuple(t for i, t in enumerate(terms) if i not in used)
-        parts = (part, *(interval(t, ctx) for t in terms))
+        parts = [part]
     else:
-        parts = tuple(interval(t, ctx) for t in terms)
+        parts = []
+    for t in terms:
+        # a term's interval from the node table where it is there (as interval() reads it)
+        hit = cache.get(t)
+        parts.append(interval(t, ctx) if hit is None else hit)
     for tl, th in parts:
         if type(tl) is int:
             lo += tl
@@ -345,18 +426,29 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
     [0, 1023] the bounds [-511, 1023]; the pair gives [0, 512])."""
     if len(terms) < 2:
         return None
-    index = {}
-    for i, t in enumerate(terms):
-        c, m = _split_term(t)
-        index[m] = (i, c)
+    for t in terms:  # fast exit: no term c*(x // c') with a literal c' >= 1
+        q = t.args[0] if type(t) is Mul and len(t.args) == 1 else t
+        if type(q) is FloorDiv:
+            cdiv = q.args[1]
+            if type(cdiv) is Integer and cdiv.payload >= 1:
+                break
+    else:
+        return None
     for j, t in enumerate(terms):
-        b, q = _split_term(t)
+        # t = b*q with q a division by a literal c >= 1 (as _split_term reads a term)
+        if type(t) is Mul:
+            if len(t.args) != 1:
+                continue
+            b: int = t.payload
+            q = t.args[0]
+        else:
+            b, q = 1, t
         if type(q) is not FloorDiv:
             continue
         x, cdiv = q.args
         if type(cdiv) is not Integer or cdiv.payload < 1:
             continue
-        hit = index.get(x)
+        hit = _term_of(terms, x)
         if hit is None:
             continue
         i, a = hit
@@ -375,15 +467,32 @@ def _decorrelate(terms: tuple[Expr, ...], ctx: Context) -> tuple[Interval, set[i
     return None
 
 
+def _term_of(terms: tuple[Expr, ...], x: Expr) -> tuple[int, int] | None:
+    """``(i, a)`` for the last term ``terms[i]`` that :func:`_split_term` reads as
+    ``a*x``, or None."""
+    hit = None
+    for i, t in enumerate(terms):
+        if type(t) is Mul and len(t.args) == 1:
+            if t.args[0] is x:
+                hit = (i, t.payload)
+        elif t is x:
+            hit = (i, 1)
+    return hit
+
+
 def _mul(e: Expr, ctx: Context) -> Interval:
     c: int = e.payload
     args = e.args
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
     if len(args) == 1:
-        return iscale(interval(args[0], ctx), c)
+        f = args[0]
+        hit = cache.get(f)  # as interval() reads it
+        return iscale(interval(f, ctx) if hit is None else hit, c)
     acc: Interval = (1, 1)
     if len(set(args)) == len(args):
         for f in args:
-            acc = imul(acc, interval(f, ctx))
+            hit = cache.get(f)
+            acc = imul(acc, interval(f, ctx) if hit is None else hit)
         return iscale(acc, c)
     # a factor repeated k times is a power: bounded exactly (x*x is >= 0), not as a product
     # of independent factors (which gives x*x on [-3, 3] the bounds [-9, 9])
@@ -418,7 +527,10 @@ def _floordiv(e: Expr, ctx: Context) -> Interval:
     a, b = e.args
     if a is b:  # x // x == 1 wherever it is defined
         return 1, 1
-    return ifloordiv(interval(a, ctx), interval(b, ctx))
+    cache: dict[Expr, Interval] = ctx.memos[INTERVALS]
+    ia = cache.get(a)  # the operands' intervals from the node table, as interval() reads it
+    ib = cache.get(b)
+    return ifloordiv(interval(a, ctx) if ia is None else ia, interval(b, ctx) if ib is None else ib)
 
 
 def _ceildiv(e: Expr, ctx: Context) -> Interval:
@@ -439,8 +551,18 @@ def _modular_indexing(e: Expr, ctx: Context) -> Interval:
     a, d, m = e.args
     dv = interval(d, ctx)
     mv = interval(m, ctx)
-    q = ifloordiv(interval(a, ctx), (max(dv[0], 1), max(dv[1], 1)))
-    return imod(q, (max(mv[0], 1), max(mv[1], 1)))
+    # max(end, 1) of each divisor end; an int end without Infinity's methods
+    d0, d1 = dv
+    m0, m1 = mv
+    if not (type(d0) is int and d0 >= 1):
+        d0 = max(d0, 1)
+    if not (type(d1) is int and d1 >= 1):
+        d1 = max(d1, 1)
+    if not (type(m0) is int and m0 >= 1):
+        m0 = max(m0, 1)
+    if not (type(m1) is int and m1 >= 1):
+        m1 = max(m1, 1)
+    return imod(ifloordiv(interval(a, ctx), (d0, d1)), (m0, m1))
 
 
 def _min(e: Expr, ctx: Context) -> Interval:

@@ -25,7 +25,7 @@ from indexalg.ops import Value
 
 __all__ = ["witness_values", "witness_points", "points_disagree"]
 
-#: None -> the context's points; ("memo", i) -> the values met at point i;
+#: None -> the context's points; _MEMOS -> the values met at each point;
 #: an expression -> its values at the points (None where it has none)
 WITNESS = owner("witness", 4_000)
 #: an open side of a range is replaced by a value this far past the other side (a size
@@ -37,6 +37,8 @@ _REACH = 7
 _MAX_DEPTH = 60
 
 Point = dict[Expr, int]
+#: the key of the per-point tables of the values met (one per witness point)
+_MEMOS = ("memo",)
 
 
 def witness_points(ctx: Context) -> tuple[Point, ...]:
@@ -57,16 +59,29 @@ def witness_values(e: Expr, ctx: Context) -> tuple[Value | None, ...]:
     hit: tuple[Value | None, ...] | None = table.get(e)
     if hit is not None:
         return hit
-    points = witness_points(ctx)
+    points: tuple[Point, ...] | None = table.get(None)
+    if points is None:
+        points = table[None] = _build(ctx)
     out: tuple[Value | None, ...] = ()
-    if points and e.depth <= _MAX_DEPTH and e.symbol_set <= points[0].keys():
-        vals: list[Value | None] = []
-        for i, point in enumerate(points):
-            memo: dict[Expr, Value] | None = table.get(("memo", i))
-            if memo is None or len(memo) > 20_000:
-                memo = table[("memo", i)] = {}
-            vals.append(_value(e, point, memo))
-        out = tuple(vals)
+    if points:
+        t = type(e)
+        if t is Integer:
+            v: int = e.payload
+            out = (v,) * len(points)
+        elif t is Symbol:
+            if e in points[0]:  # every point assigns the same symbols
+                out = tuple([p[e] for p in points])
+        elif e.depth <= _MAX_DEPTH and e.symbol_set <= points[0].keys():
+            memos: list[dict[Expr, Value]] | None = table.get(_MEMOS)
+            if memos is None:
+                memos = table[_MEMOS] = [{} for _ in points]
+            vals: list[Value | None] = []
+            for i, point in enumerate(points):
+                memo = memos[i]
+                if len(memo) > 20_000:
+                    memo = memos[i] = {}
+                vals.append(_value(e, point, memo))
+            out = tuple(vals)
     table[e] = out
     return out
 
@@ -133,62 +148,104 @@ def _ev(e: Expr, point: Point, memo: dict[Expr, Value]) -> Value:
 
 
 def _build(ctx: Context) -> tuple[Point, ...]:
-    order = _resolution_order(ctx)
-    if order is None:
+    corners = _corners(ctx)
+    if corners is None:
         return ()
     points: list[Point] = []
-    for pick in ("lo", "hi"):
-        point = _point(ctx, order, pick)
-        if point is not None and point not in points and _satisfies_facts(ctx, point):
+    facts = bool(ctx.facts)
+    for point in corners:
+        if point is None or point in points:
+            continue
+        if not facts or _satisfies_facts(ctx, point):
             points.append(point)
     return tuple(points)
 
 
-def _resolution_order(ctx: Context) -> list[Expr] | None:
-    """The ranged symbols, each after the symbols its bounds mention (None when a bound
-    mentions a symbol with no range)."""
+def _corners(ctx: Context) -> tuple[Point | None, Point | None] | None:
+    """The lower and the upper corner (None for one where a range has no value), built
+    together, each symbol after the symbols its bounds mention; None when no corner can be
+    built (a bound mentions a symbol with no range, or neither corner exists).  A range
+    between literals (most are) is read off directly."""
+    low: Point = {}
+    high: Point = {}
+    pending: list[Expr] = []
+    for s, (lo_e, hi_e) in ctx.bounds.items():
+        if (lo_e is None or type(lo_e) is Integer) and (hi_e is None or type(hi_e) is Integer):
+            lo: int | None = None if lo_e is None else lo_e.payload
+            hi: int | None = None if hi_e is None else hi_e.payload
+            if lo is not None and hi is not None and lo > hi:
+                return None
+            low[s] = _pick_low(lo, hi)
+            high[s] = _pick_high(lo, hi)
+        else:
+            pending.append(s)
+    if pending:
+        return _resolve(ctx, pending, low, high)
+    return low, high
+
+
+def _resolve(
+    ctx: Context, pending: list[Expr], low: Point, high: Point
+) -> tuple[Point | None, Point | None] | None:
+    """The corners extended by the symbols whose bounds mention other symbols (see
+    :func:`_corners`), in rounds: a symbol is placed once its bounds' symbols are."""
     bounds = ctx.bounds
-    order: list[Expr] = []
-    placed: set[Expr] = set()
-    pending = list(bounds)
+    placed = set(low)
+    corners: list[Point | None] = [low, high]
+    memos: list[dict[Expr, Value]] = [{}, {}]
     while pending:
         rest: list[Expr] = []
         for s in pending:
-            if all(x in placed for b in bounds[s] if b is not None for x in b.symbol_set):
-                order.append(s)
-                placed.add(s)
-            else:
+            lo_e, hi_e = bounds[s]
+            if (lo_e is not None and not lo_e.symbol_set <= placed) or (
+                hi_e is not None and not hi_e.symbol_set <= placed
+            ):
                 rest.append(s)
+                continue
+            placed.add(s)
+            for i in (0, 1):
+                point = corners[i]
+                if point is not None:
+                    corners[i] = _place(s, lo_e, hi_e, point, memos[i], i == 1)
         if len(rest) == len(pending):
             return None
         pending = rest
-    return order
+    if corners[0] is None and corners[1] is None:
+        return None
+    return corners[0], corners[1]
 
 
-def _point(ctx: Context, order: list[Expr], pick: str) -> Point | None:
-    point: Point = {}
-    memo: dict[Expr, Value] = {}
-    for s in order:
-        lo_e, hi_e = ctx.bounds[s]
-        lo = None if lo_e is None else _value(lo_e, point, memo)
-        hi = None if hi_e is None else _value(hi_e, point, memo)
-        if (lo_e is not None and type(lo) is not int) or (hi_e is not None and type(hi) is not int):
-            return None
-        assert lo is None or type(lo) is int
-        assert hi is None or type(hi) is int
-        if lo is not None and hi is not None and lo > hi:
-            return None
-        point[s] = _pick(pick, lo, hi)
+def _place(
+    s: Expr, lo_e: Expr | None, hi_e: Expr | None, point: Point, memo: dict[Expr, Value], up: bool
+) -> Point | None:
+    """``point`` with ``s`` at its corner's bound (evaluated at the point), or None when
+    a bound has no value there or the range is empty there."""
+    lo: Value | None = None
+    hi: Value | None = None
+    if lo_e is not None:
+        lo = lo_e.payload if type(lo_e) is Integer else _value(lo_e, point, memo)
+    if hi_e is not None:
+        hi = hi_e.payload if type(hi_e) is Integer else _value(hi_e, point, memo)
+    if (lo_e is not None and type(lo) is not int) or (hi_e is not None and type(hi) is not int):
+        return None
+    assert lo is None or type(lo) is int
+    assert hi is None or type(hi) is int
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    point[s] = _pick_high(lo, hi) if up else _pick_low(lo, hi)
     return point
 
 
-def _pick(pick: str, lo: int | None, hi: int | None) -> int:
-    """The lower corner takes each lower bound (0 for an open one, clamped to the upper),
-    the upper corner each upper bound (_REACH past the lower one for an open one)."""
-    if pick == "lo":
-        if lo is not None:
-            return lo
-        return 0 if hi is None or hi >= 0 else hi
+def _pick_low(lo: int | None, hi: int | None) -> int:
+    """The lower corner takes each lower bound (0 for an open one, clamped to the upper)."""
+    if lo is not None:
+        return lo
+    return 0 if hi is None or hi >= 0 else hi
+
+
+def _pick_high(lo: int | None, hi: int | None) -> int:
+    """The upper corner takes each upper bound (_REACH past the lower one for an open
+    one)."""
     if hi is not None:
         return hi
     return _REACH if lo is None else lo + _REACH

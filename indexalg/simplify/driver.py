@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from indexalg.analysis.context import Context, finite
+from indexalg.analysis.context import Context, Num, finite
 from indexalg.analysis.interval import interval
 from indexalg.errors import ExprTypeError, InvalidOperationError, RewriteLimitError
 from indexalg.expr import Expr, Integer, Symbol, Wild, integer
@@ -149,7 +149,7 @@ class Simplifier:
             raise ExprTypeError("simplify() takes expressions, not patterns with wildcards")
         if type(e) is Symbol:
             lo, hi = interval(e, self.ctx)
-            if lo == hi:
+            if _one_point(lo, hi):
                 return self._fired("fold_by_range", e, integer(finite(lo)))
         return e
 
@@ -229,9 +229,17 @@ class Simplifier:
                 return self._fired(proc.name, node, out2)
         if not node.is_bool and cls is not Integer:
             lo, hi = interval(node, self.ctx)
-            if lo == hi:
+            if _one_point(lo, hi):
                 return self._fired("fold_by_range", node, integer(finite(lo)))
         return None
+
+
+def _one_point(lo: Num, hi: Num) -> bool:
+    """``lo == hi`` for the ends of an interval; an int end compares without Infinity's
+    ``__eq__`` (an int never equals an infinite bound)."""
+    if type(lo) is int:
+        return type(hi) is int and lo == hi
+    return lo == hi
 
 
 _DEFAULT_PROCS: list[dict[type[Expr], tuple[Procedure, ...]]] = []
