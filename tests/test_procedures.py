@@ -433,3 +433,40 @@ def test_join_loops_is_a_bijection(
     before = [tuple(ia.evaluate(e, p) for e in exprs) for p in _all_points(loops)]
     after = [tuple(ia.evaluate(e, p) for e in joined.indices) for p in _all_points(joined.ranges)]
     assert before == after
+
+
+#: Inputs a procedure must leave alone (None): each reaches one of its early exits.
+DECLINED = [
+    Case("balanced_remainder", "x // 8", {"x": (0, 1023)}, ""),  # one term, too wide a span
+    Case("balanced_remainder", "(5*x + 1) // 8", {"x": (0, 2)}, ""),  # no residue fits
+    Case("affine_on_few_values", "g // 2", {"g": (0, 5)}, ""),  # off the line at g = 2
+    Case("affine_on_few_values", "100 // (g - 2)", {"g": (0, 5)}, ""),  # divides by zero
+    Case("affine_on_few_values", "g + 3", {"g": (0, 5)}, ""),  # no division to remove
+    Case("affine_on_few_values", "g // 2 + h", {"g": (0, 5), "h": (0, 1)}, ""),  # two symbols
+]
+
+
+@pytest.mark.parametrize("case", DECLINED, ids=lambda c: f"{c.procedure}:{c.before}")
+def test_procedure_declines(case: Case) -> None:
+    proc = BY_NAME[case.procedure]
+    assert proc.fn(ia.parse(case.before), context_for(ia.as_ranges(case.ranges))) is None
+
+
+def test_balanced_remainder_one_term_within_span() -> None:
+    """One term whose span times the smaller residue fits below the divisor still fires."""
+    e = ia.parse("(3*x + 1) // 8")
+    assert BY_NAME["balanced_remainder"].fn(e, context_for(ia.as_ranges({"x": (0, 2)}))) is (
+        ia.parse("0")
+    )
+
+
+@pytest.mark.parametrize("depth", [3, 30])
+def test_affine_on_few_values_shallow_and_deep(depth: int) -> None:
+    """The line is read the same by the procedure's own evaluation (shallow expressions) and
+    by :func:`ia.evaluate` (deep ones)."""
+    g = ia.parse("g")
+    e = g
+    for _ in range(depth):
+        e = ia.ModularIndexing(e + 1, 1, 1000)
+    out = BY_NAME["affine_on_few_values"].fn(e, context_for(ia.as_ranges({"g": (0, 5)})))
+    assert out is g + depth
