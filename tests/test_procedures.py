@@ -34,6 +34,9 @@ CASES = [
     Case("floordiv_of_sum", "(4*x + 2) // 8", {}, "x // 2"),
     Case("floordiv_of_sum", "(s0*x + y) // s0", {"s0": (1, None)}, "x + y // s0"),
     Case("floordiv_of_sum", "(8*x - 8*y + 9 + z) // 8", {}, "x - y + 1 + (z + 1) // 8"),
+    Case("floordiv_of_sum", "(6*x) // 4", {}, "(3*x) // 2"),
+    Case("floordiv_of_sum", "(11*x) // 5", {"x": (0, 4)}, "2*x"),
+    Case("floordiv_of_sum", "(11*x + 3) // 5", {"x": (0, 1)}, "2*x"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + y, 16)", {}, "x + CeilDiv(y, 16)"),
     Case("ceildiv_of_sum", "CeilDiv(3*x, 4)", {"x": (0, 2)}, "x"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + 5*y, 5)", {"x": (0, 1)}, "y + CeilDiv(16*x, 5)"),
@@ -437,6 +440,9 @@ def test_join_loops_is_a_bijection(
 
 #: Inputs a procedure must leave alone (None): each reaches one of its early exits.
 DECLINED = [
+    Case("floordiv_of_sum", "(3*x) // 8", {}, ""),  # one term, no common factor, c < q
+    Case("floordiv_of_sum", "(11*x) // 5", {"x": (0, 5)}, ""),  # the remainder carries
+    Case("floordiv_of_sum", "(3*x + 2*y) // 8", {"x": (0, 1), "y": (0, 1)}, ""),
     Case("balanced_remainder", "x // 8", {"x": (0, 1023)}, ""),  # one term, too wide a span
     Case("balanced_remainder", "(5*x + 1) // 8", {"x": (0, 2)}, ""),  # no residue fits
     Case("affine_on_few_values", "g // 2", {"g": (0, 5)}, ""),  # off the line at g = 2

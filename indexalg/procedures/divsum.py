@@ -39,6 +39,9 @@ __all__ = ["DIVSUM_PROCEDURES"]
 
 
 def _sum(terms: list[tuple[int, Expr]], const: int = 0) -> Expr:
+    if const == 0 and len(terms) == 1:
+        c, m = terms[0]
+        return mul(c, m)  # what add() of the one term (a monomial's multiple) gives
     return add(const, *(mul(c, m) for c, m in terms))
 
 
@@ -50,16 +53,7 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
     or the constant disappears."""
     if type(q) is Integer:
         terms, const = split_terms(a)
-        qv: int = q.payload
-        whole = [(c // qv, m) for c, m in terms if c % qv == 0]
-        rest = [(c, m) for c, m in terms if c % qv != 0]
-        k = abs(const) // abs(qv) * (1 if (const >= 0) == (qv > 0) else -1)
-        r = const - k * qv
-        if not (remainder or whole or r == 0):
-            k, r = 0, const
-        if not whole and k == 0:
-            return None
-        return _sum(whole, k), _sum(rest, r)
+        return _pull_literal(terms, const, q.payload, remainder)
     if not _may_divide_a_term(q, a):
         return None
     terms, const = split_terms(a)
@@ -74,6 +68,21 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
     if not quotients:
         return None
     return add(*quotients), _sum(others, const)
+
+
+def _pull_literal(
+    terms: list[tuple[int, Expr]], const: int, qv: int, remainder: bool
+) -> tuple[Expr, Expr] | None:
+    """:func:`_pull_multiples` for a literal ``q`` (``qv``), from the split dividend."""
+    whole = [(c // qv, m) for c, m in terms if c % qv == 0]
+    k = abs(const) // abs(qv) * (1 if (const >= 0) == (qv > 0) else -1)
+    r = const - k * qv
+    if not (remainder or whole or r == 0):
+        k, r = 0, const
+    if not whole and k == 0:
+        return None
+    rest = [(c, m) for c, m in terms if c % qv != 0]
+    return _sum(whole, k), _sum(rest, r)
 
 
 def _may_divide_a_term(q: Expr, a: Expr) -> bool:
@@ -98,8 +107,17 @@ def _may_divide_a_term(q: Expr, a: Expr) -> bool:
 def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:
     """(L', g) with ``a // q == L' // (q/g)``: a == g*L' + S, 0 <= S < g, g | q, g > 1."""
     terms, const = split_terms(a)
+    return _gcd_split_terms(terms, const, q, ctx)
+
+
+def _gcd_split_terms(
+    terms: list[tuple[int, Expr]], const: int, q: int, ctx: Context
+) -> tuple[Expr, int] | None:
+    """:func:`_gcd_split` of the split dividend."""
     if not terms:
         return None
+    if len(terms) == 1 and gcd(q, terms[0][0]) <= 1:
+        return None  # the one candidate set, all the terms, has no common factor with q
     order = sorted(range(len(terms)), key=lambda i: -abs(terms[i][0]))
     for k in range(len(order), 0, -1):
         large = [terms[i] for i in order[:k]]
@@ -122,11 +140,19 @@ def _exact_quotient_by_range(a: Expr, q: int, ctx: Context) -> Expr | None:
     and the last term is 0 when ``0 <= sum(r*t) + r0 < q`` (TVM's ``16*x // 5 -> 3*x`` for
     ``0 <= x <= 4``)."""
     terms, const = split_terms(a)
-    if not terms:
-        return None
+    return _exact_quotient_terms(terms, const, q, ctx)
+
+
+def _exact_quotient_terms(
+    terms: list[tuple[int, Expr]], const: int, q: int, ctx: Context
+) -> Expr | None:
+    """:func:`_exact_quotient_by_range` of the split dividend."""
+    for c, _ in terms:
+        if c // q != 0:
+            break
+    else:
+        return None  # no term has a whole multiple of q (nor has a dividend of no terms)
     whole = [(c // q, m) for c, m in terms]
-    if all(k == 0 for k, _ in whole):
-        return None
     rest = _sum([(c % q, m) for c, m in terms], const % q)
     lo, hi = interval(rest, ctx)
     if lo >= 0 and hi < q:
@@ -136,18 +162,26 @@ def _exact_quotient_by_range(a: Expr, q: int, ctx: Context) -> Expr | None:
 
 def floordiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
     a, q = e.args
-    if type(q) is Integer and q.payload < 0:
+    if type(q) is not Integer:
+        split = _pull_multiples(a, q)
+        if split is not None:
+            whole, rest = split
+            return add(whole, FloorDiv.make(rest, q))
         return None
-    split = _pull_multiples(a, q)
+    qv: int = q.payload
+    if qv < 0:
+        return None
+    terms, const = split_terms(a)  # once, for the three steps
+    split = _pull_literal(terms, const, qv, False)
     if split is not None:
         whole, rest = split
         return add(whole, FloorDiv.make(rest, q))
-    if type(q) is Integer and q.payload > 1:
-        g = _gcd_split(a, q.payload, ctx)
+    if qv > 1:
+        g = _gcd_split_terms(terms, const, qv, ctx)
         if g is not None:
             inner, gv = g
-            return FloorDiv.make(inner, q.payload // gv)
-        return _exact_quotient_by_range(a, q.payload, ctx)
+            return FloorDiv.make(inner, qv // gv)
+        return _exact_quotient_terms(terms, const, qv, ctx)
     return None
 
 
