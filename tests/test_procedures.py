@@ -37,6 +37,8 @@ CASES = [
     Case("floordiv_of_sum", "(6*x) // 4", {}, "(3*x) // 2"),
     Case("floordiv_of_sum", "(11*x) // 5", {"x": (0, 4)}, "2*x"),
     Case("floordiv_of_sum", "(11*x + 3) // 5", {"x": (0, 1)}, "2*x"),
+    Case("cancel_common_factor", "(2*x + 4) // 6", {}, "(x + 2) // 3"),
+    Case("minmax_product", "Min(x, y)*Max(x, y)*z", {}, "x*y*z"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + y, 16)", {}, "x + CeilDiv(y, 16)"),
     Case("ceildiv_of_sum", "CeilDiv(3*x, 4)", {"x": (0, 2)}, "x"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + 5*y, 5)", {"x": (0, 1)}, "y + CeilDiv(16*x, 5)"),
@@ -302,6 +304,18 @@ CASES = [
         {},
         "ModularIndexing(y - 1, 1, 2)",
     ),
+    Case(
+        "modular_indexing_of_sum",
+        "ModularIndexing(4*x + y, 2, 8)",
+        {"y": (0, 1)},
+        "ModularIndexing(2*x, 1, 8)",
+    ),
+    Case(
+        "modular_indexing_of_sum",
+        "ModularIndexing(5*x, 4, 8)",
+        {"x": (0, 3)},
+        "ModularIndexing(x, 1, 8)",
+    ),
     Case("multiple_of_modulus", "ModularIndexing(64*p + 64, 1, 32*p + 32)", {"p": (0, 5)}, "0"),
     Case(
         "floor_sums", "(g + 2561) // 4 + (g + 2562) // 4 + g // 4 + (g + 2559) // 4", {}, "g + 1919"
@@ -443,6 +457,16 @@ DECLINED = [
     Case("floordiv_of_sum", "(3*x) // 8", {}, ""),  # one term, no common factor, c < q
     Case("floordiv_of_sum", "(11*x) // 5", {"x": (0, 5)}, ""),  # the remainder carries
     Case("floordiv_of_sum", "(3*x + 2*y) // 8", {"x": (0, 1), "y": (0, 1)}, ""),
+    Case("cancel_common_factor", "(x + 3) // 8", {}, ""),  # content 1 with a constant
+    Case("cancel_common_factor", "(2*x + 3) // 6", {}, ""),
+    Case("minmax_product", "x*Max(x, y)", {}, ""),  # no Min factor
+    Case("modular_indexing_of_sum", "ModularIndexing(x + 3, 4, 8)", {}, ""),
+    Case("cancel_ceil_floor", "x // 2 + y", {}, ""),  # no CeilDiv term
+    Case("join_split_dims", "x + 2*y + 3", {}, ""),  # no digit
+    Case("join_split_dims", "ModularIndexing(x, 1, 4) + 4*(y // 4)", {}, ""),  # two indices
+    Case("floor_sums", "x // 4 + y", {}, ""),  # one floor division
+    Case("floor_sums", "x // 4 - (x + 1) // 8", {}, ""),  # no divisor shared
+    Case("floor_sums", "ModularIndexing(x, 1, 2) + y", {}, ""),  # one remainder mod 2
     Case("balanced_remainder", "x // 8", {"x": (0, 1023)}, ""),  # one term, too wide a span
     Case("balanced_remainder", "(5*x + 1) // 8", {"x": (0, 2)}, ""),  # no residue fits
     Case("affine_on_few_values", "g // 2", {"g": (0, 5)}, ""),  # off the line at g = 2

@@ -104,16 +104,11 @@ def _may_divide_a_term(q: Expr, a: Expr) -> bool:
     return False
 
 
-def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:
-    """(L', g) with ``a // q == L' // (q/g)``: a == g*L' + S, 0 <= S < g, g | q, g > 1."""
-    terms, const = split_terms(a)
-    return _gcd_split_terms(terms, const, q, ctx)
-
-
 def _gcd_split_terms(
     terms: list[tuple[int, Expr]], const: int, q: int, ctx: Context
 ) -> tuple[Expr, int] | None:
-    """:func:`_gcd_split` of the split dividend."""
+    """(L', g) with ``a // q == L' // (q/g)`` for ``a`` split as ``(terms, const)``:
+    a == g*L' + S, 0 <= S < g, g | q, g > 1."""
     if not terms:
         return None
     if len(terms) == 1 and gcd(q, terms[0][0]) <= 1:
@@ -214,25 +209,30 @@ def mod_of_sum(e: Expr, ctx: Context) -> Expr | None:
 def modular_indexing_of_sum(e: Expr, ctx: Context) -> Expr | None:
     a, d, m = e.args
     period = mul(d, m)
-    split = _pull_multiples(a, period, remainder=True)
+    terms, const = split_terms(a)  # once, for every step with a literal divisor
+    if type(period) is Integer:
+        split = _pull_literal(terms, const, period.payload, True)
+    else:
+        split = _pull_multiples(a, period, remainder=True)
     if split is not None:
         return ModularIndexing.make(split[1], d, m)
     if type(d) is Integer and d.payload > 1:
-        g = _gcd_split(a, d.payload, ctx)
+        g = _gcd_split_terms(terms, const, d.payload, ctx)
         if g is not None:
             inner, gv = g
             return ModularIndexing.make(inner, d.payload // gv, m)
-    if type(d) is Integer and d.payload > 1:
-        linear = _exact_quotient_by_range(a, d.payload, ctx)
+        linear = _exact_quotient_terms(terms, const, d.payload, ctx)
         if linear is not None:
             return ModularIndexing.make(linear, 1, m)
     if d is not _ONE:
         # (d*A + B) // d == A + B // d; worth it only when B // d vanishes (0 <= B < d)
-        split = _pull_multiples(a, d)
+        if type(d) is Integer:
+            split = _pull_literal(terms, const, d.payload, False)
+        else:
+            split = _pull_multiples(a, d)
         if split is not None and _below(split[1], d, ctx):
             return ModularIndexing.make(split[0], 1, m)
     # c*MI(x, 1, M) == c*x - c*M*(x // M): drop the multiple of c*M when d*m divides it
-    terms, const = split_terms(a)
     for i, (c, t) in enumerate(terms):
         if type(t) is ModularIndexing and t.args[1] is _ONE:
             if exact_divides(period, mul(c, t.args[2])):
