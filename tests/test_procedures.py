@@ -316,6 +316,12 @@ CASES = [
         {"x": (0, 3)},
         "ModularIndexing(x, 1, 8)",
     ),
+    Case(
+        "reduced_coefficients",
+        "ModularIndexing(360*x + y + 16, 1, 16)",
+        {},
+        "ModularIndexing(8*x + y, 1, 16)",
+    ),
     Case("multiple_of_modulus", "ModularIndexing(64*p + 64, 1, 32*p + 32)", {"p": (0, 5)}, "0"),
     Case(
         "floor_sums", "(g + 2561) // 4 + (g + 2562) // 4 + g // 4 + (g + 2559) // 4", {}, "g + 1919"
@@ -462,6 +468,7 @@ DECLINED = [
     Case("minmax_product", "x*Max(x, y)", {}, ""),  # no Min factor
     Case("modular_indexing_of_sum", "ModularIndexing(x + 3, 4, 8)", {}, ""),
     Case("cancel_ceil_floor", "x // 2 + y", {}, ""),  # no CeilDiv term
+    Case("reduced_coefficients", "ModularIndexing(3*x - y + 2, 1, 4)", {}, ""),  # reduced
     Case("join_split_dims", "x + 2*y + 3", {}, ""),  # no digit
     Case("join_split_dims", "ModularIndexing(x, 1, 4) + 4*(y // 4)", {}, ""),  # two indices
     Case("floor_sums", "x // 4 + y", {}, ""),  # one floor division
@@ -500,3 +507,16 @@ def test_affine_on_few_values_shallow_and_deep(depth: int) -> None:
         e = ia.ModularIndexing(e + 1, 1, 1000)
     out = BY_NAME["affine_on_few_values"].fn(e, context_for(ia.as_ranges({"g": (0, 5)})))
     assert out is g + depth
+
+
+@pytest.mark.parametrize(
+    "text", ["x", "x*y", "x + 1", "7", "x // 3", "ModularIndexing(x, 1, 4)", "Min(x, y)"]
+)
+@pytest.mark.parametrize("c", [-3, -1, 0, 1, 2])
+def test_scaled_is_mul(text: str, c: int) -> None:
+    """The procedures' shortcut for a multiple of a term builds :func:`mul`'s node."""
+    from indexalg.expr import mul
+    from indexalg.poly import scaled
+
+    m = ia.parse(text)
+    assert scaled(c, m) is mul(c, m)

@@ -32,7 +32,7 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import divide_exact, split_terms, term_factors
+from indexalg.poly import divide_exact, scaled, split_terms, term_factors
 from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["DIVSUM_PROCEDURES"]
@@ -41,8 +41,8 @@ __all__ = ["DIVSUM_PROCEDURES"]
 def _sum(terms: list[tuple[int, Expr]], const: int = 0) -> Expr:
     if const == 0 and len(terms) == 1:
         c, m = terms[0]
-        return mul(c, m)  # what add() of the one term (a monomial's multiple) gives
-    return add(const, *(mul(c, m) for c, m in terms))
+        return scaled(c, m)  # what add() of the one term (a monomial's multiple) gives
+    return add(const, *(scaled(c, m) for c, m in terms))
 
 
 def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr, Expr] | None:

@@ -37,12 +37,13 @@ from indexalg.expr import (
     Integer,
     Mod,
     ModularIndexing,
+    Mul,
     add,
     integer,
     mul,
 )
 from indexalg.ops import Value
-from indexalg.poly import split_terms
+from indexalg.poly import scaled, split_terms
 from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.size import _NONPOLY, size
 
@@ -93,9 +94,9 @@ def balanced_remainder(e: Expr, ctx: Context) -> Expr | None:
         if span > 0 and abs(rs[0]) * span > c - 1:
             continue
         if len(rs) == 1:
-            rest = mul(rs[0], terms[0][1])  # what add() of the one term gives
+            rest = scaled(rs[0], terms[0][1])  # what add() of the one term gives
         else:
-            rest = add(*(mul(r, m) for r, (_, m) in zip(rs, terms)))
+            rest = add(*(scaled(r, m) for r, (_, m) in zip(rs, terms)))
         lo, hi = interval(rest, ctx)
         if type(lo) is not int or type(hi) is not int or hi - lo > c - 1:
             continue
@@ -136,6 +137,22 @@ def _same_sign_residue(q: int, c: int) -> int:
     return q % c if q >= 0 else -((-q) % c)
 
 
+def _reduced(a: Expr, c: int) -> bool:
+    """Whether the constant and every coefficient of ``a`` lie strictly between ``-c`` and
+    ``c`` (each its own residue of the same sign), read from the canonical form; ``c > 1``,
+    so a coefficient 1 does."""
+    if type(a) is Integer or type(a) is Mul:
+        return bool(-c < a.payload < c)
+    if type(a) is not Add:
+        return True
+    if not -c < a.payload < c:
+        return False
+    for t in a.args:
+        if type(t) is Mul and not -c < t.payload < c:
+            return False
+    return True
+
+
 def reduced_coefficients(e: Expr, ctx: Context) -> Expr | None:
     """``ModularIndexing(a, 1, c)`` with each coefficient and the constant of ``a``
     replaced by its residue modulo ``c`` of the same sign."""
@@ -145,6 +162,8 @@ def reduced_coefficients(e: Expr, ctx: Context) -> Expr | None:
     if split is None:
         return None
     a, c = split
+    if _reduced(a, c):
+        return None  # every residue is its coefficient: the rebuilt dividend is ``a``
     terms, b = split_terms(a)
     new = add(_same_sign_residue(b, c), *(mul(_same_sign_residue(q, c), m) for q, m in terms))
     if new is a:
