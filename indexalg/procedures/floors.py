@@ -89,8 +89,8 @@ def remainders_in_dividend(e: Expr, ctx: Context) -> Expr | None:
             return None
     else:
         a, c = e.args
-    if type(a) is not Add:
-        return None
+    if type(a) is not Add or not has_term_of(a, (ModularIndexing, Mod)):
+        return None  # the loop below reads only a multiple of one remainder
     best: Expr | None = None
     for t in a.args:
         k, m = term_parts(t)

@@ -225,7 +225,7 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
                 joined = FloorDiv.make(add(lo.base, 1), 2)
                 return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
     # s*(x // d) - s*m*(x // (d*m)) == s*MI(x, d, m); s*x - s*c*(x // c) == s*MI(x, 1, c)
-    plain = _plain_terms(terms)
+    plain: dict[Expr, tuple[int, int]] | None = None  # built at its first use
     same_base: dict[object, list[_Digit]] | None = None
     by_ratio: dict[object, list[_Digit]] | None = None
     if big:
@@ -250,8 +250,12 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
             if hi.scale is mul(-1, lo.scale, m):
                 mi = ModularIndexing.make(lo.base, lo.d, m)
                 return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, mi))
+        if type(hi.d) is not Integer:
+            continue
+        if plain is None:
+            plain = _plain_terms(terms)
         hit = plain.get(hi.base)
-        if hit is not None and type(hi.d) is Integer:
+        if hit is not None:
             i, c = hit
             if hi.scale is mul(-c, hi.d):
                 mi = ModularIndexing.make(hi.base, 1, hi.d)
