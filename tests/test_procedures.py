@@ -323,6 +323,7 @@ CASES = [
         "ModularIndexing(8*x + y, 1, 16)",
     ),
     Case("join_split_dims", "x - 8*(x // 8) + y", {}, "y + ModularIndexing(x, 1, 8)"),
+    Case("join_split_dims", "s*ModularIndexing(x, 1, 4) + 4*s*(x // 4)", {}, "s*(x // 1)"),
     Case("remainders_in_dividend", "(x - ModularIndexing(x, 1, 21)) // 21", {}, "x // 21"),
     Case("multiple_of_modulus", "ModularIndexing(64*p + 64, 1, 32*p + 32)", {"p": (0, 5)}, "0"),
     Case(
@@ -471,6 +472,7 @@ DECLINED = [
     Case("modular_indexing_of_sum", "ModularIndexing(x + 3, 4, 8)", {}, ""),
     Case("cancel_ceil_floor", "x // 2 + y", {}, ""),  # no CeilDiv term
     Case("remainders_in_dividend", "(x + y) // 8", {}, ""),  # no remainder term
+    Case("join_split_dims", "s*ModularIndexing(x, 1, 4) + 4*s*(x // 8)", {}, ""),  # 8 != 4
     Case("join_split_dims", "x // s - 4*(x // (3*s))", {"s": (1, None)}, ""),  # 3 != 4
     Case("reduced_coefficients", "ModularIndexing(3*x - y + 2, 1, 4)", {}, ""),  # reduced
     Case("join_split_dims", "x + 2*y + 3", {}, ""),  # no digit

@@ -35,7 +35,7 @@ from indexalg.expr import (
     integer,
     mul,
 )
-from indexalg.poly import divide_exact, term_factors, term_parts
+from indexalg.poly import divide_exact, scaled, term_factors, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
@@ -67,6 +67,8 @@ def _digits(terms: tuple[Expr, ...], indices: set[Expr], ctx: Context) -> list[_
             if (tf is ModularIndexing or tf is FloorDiv) and f.args[0] in indices:
                 if len(factors) == 1:
                     scale = integer(coeff)  # what mul() of the coefficient alone gives
+                elif len(factors) == 2:
+                    scale = scaled(coeff, factors[1 - j])
                 else:
                     scale = mul(coeff, *factors[:j], *factors[j + 1 :])
                 if tf is ModularIndexing:
@@ -182,10 +184,18 @@ def _has_digit(terms: tuple[Expr, ...]) -> bool:
     return False
 
 
-def _another_of(digits: list[_Digit], g: _Digit) -> bool:
-    """Whether a reading of another term has the base of ``g``."""
+def _product(a: Expr, b: Expr) -> Expr:
+    """``mul(a, b)``; two literals multiplied directly (the literal mul gives)."""
+    if type(a) is Integer and type(b) is Integer:
+        return integer(a.payload * b.payload)
+    return mul(a, b)
+
+
+def _another_of(digits: list[_Digit], g: _Digit, d: Expr | None = None) -> bool:
+    """Whether a reading of another term has the base of ``g`` (and the divisor ``d``,
+    where one is given)."""
     for h in digits:
-        if h.pos != g.pos and h.base is g.base:
+        if h.pos != g.pos and h.base is g.base and (d is None or h.d is d):
             return True
     return False
 
@@ -273,7 +283,9 @@ def _join_upper_digit(e: Expr, digits: list[_Digit], big: bool) -> Expr | None:
             continue
         if by_upper is None and not _another_of(digits, lo):
             continue  # no candidate passes the first test below: build no upper digit
-        upper_d = mul(lo.d, lo.m)
+        upper_d = _product(lo.d, lo.m)
+        if by_upper is None and not _another_of(digits, lo, upper_d):
+            continue  # nor one with the upper divisor: build no upper scale
         upper_scale = mul(lo.scale, lo.m)
         his = digits if by_upper is None else by_upper.get((lo.base, upper_d, upper_scale), [])
         for hi in his:
