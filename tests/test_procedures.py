@@ -468,6 +468,8 @@ DECLINED = [
     Case("floordiv_of_sum", "(3*x + 2*y) // 8", {"x": (0, 1), "y": (0, 1)}, ""),
     Case("cancel_common_factor", "(x + 3) // 8", {}, ""),  # content 1 with a constant
     Case("cancel_common_factor", "(2*x + 3) // 6", {}, ""),
+    Case("cancel_common_factor", "(x*y) // (s0*x + s0)", {}, ""),  # a constant, content 1
+    Case("cancel_common_factor", "(x*y + x) // (s0*y)", {}, ""),  # no factor in every term
     Case("minmax_product", "x*Max(x, y)", {}, ""),  # no Min factor
     Case("modular_indexing_of_sum", "ModularIndexing(x + 3, 4, 8)", {}, ""),
     Case("cancel_ceil_floor", "x // 2 + y", {}, ""),  # no CeilDiv term

@@ -152,14 +152,14 @@ def _positive(v: Expr, ctx: Context) -> bool:
 def _common_factor(a: Expr, b: Expr) -> Expr | None:
     """The largest monomial (positive integer content times the factors every term shares)
     dividing both ``a`` and ``b``; None when it is 1."""
-    ta, ca = split_terms(a)
-    tb, cb = split_terms(b)
+    ta, ca = _terms(a)
+    tb, cb = _terms(b)
     terms = ta + tb
-    g = gcd(ca, cb, *(c for c, _ in terms))
+    g = gcd(ca, cb, *(term_factors(t)[0] for t in terms))
     shared: list[Expr] | None = None
     if ca == 0 and cb == 0 and terms:
-        for _, m in terms:
-            factors = list(term_factors(m)[1])
+        for t in terms:
+            factors = list(term_factors(t)[1])  # the factors of the term's monomial
             if shared is None:
                 shared = factors
                 continue
@@ -173,6 +173,15 @@ def _common_factor(a: Expr, b: Expr) -> Expr | None:
     if g == 0 or monomial is integer(1) or monomial is integer(-1):
         return None
     return monomial
+
+
+def _terms(e: Expr) -> tuple[tuple[Expr, ...], int]:
+    """The terms and the constant of ``e`` as they are (what ``split_terms`` splits)."""
+    if type(e) is Integer:
+        return (), e.payload
+    if type(e) is Add:
+        return e.args, e.payload
+    return (e,), 0
 
 
 def _content(e: Expr) -> tuple[int, int]:
