@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 from math import gcd
+from typing import Any
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
@@ -42,7 +43,6 @@ from indexalg.expr import (
     integer,
     mul,
 )
-from indexalg.ops import Value
 from indexalg.poly import scaled, split_terms
 from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.size import _NONPOLY, size
@@ -267,9 +267,11 @@ def _affine_line(e: Expr, sym: Expr, lo: int, hi: int) -> tuple[int, int] | None
         if any(values[i] != values[0] + slope * i for i in range(len(values))):
             return None
         return values[0], slope
-    memo: dict[Expr, Value] = {}
+    # values as the handlers give them (int, or bool for a claim): typed Any, which mypyc
+    # leaves as Python objects (it would read the evaluator's int | bool as int)
+    memo: dict[Expr, Any] = {}
 
-    def ev(x: Expr) -> Value:
+    def ev(x: Expr) -> Any:
         hit = memo.get(x)
         if hit is not None:
             return hit
