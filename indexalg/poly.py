@@ -15,6 +15,7 @@ from indexalg.expr import (
     Mul,
     _make_term,
     add,
+    integer,
     mul,
     term_factors,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "has_term_of",
     "constant_difference",
     "split_terms",
+    "scaled",
     "divide_exact",
     "division_count",
 ]
@@ -76,6 +78,17 @@ def _as_sum(e: Expr) -> tuple[tuple[Expr, ...], int]:
     if type(e) is Integer:
         return (), e.payload
     return (e,), 0
+
+
+def scaled(c: int, m: Expr) -> Expr:
+    """``mul(c, m)``: for a term ``m`` that is not a product, a sum, a literal or a claim,
+    the node :func:`~indexalg.expr.mul` builds, without its general path."""
+    t = type(m)
+    if t is Mul or t is Add or t is Integer or m.is_bool:
+        return mul(c, m)
+    if c == 0:
+        return integer(0)
+    return _make_term(c, (m,))
 
 
 def split_terms(e: Expr) -> tuple[list[tuple[int, Expr]], int]:

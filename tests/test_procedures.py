@@ -34,6 +34,11 @@ CASES = [
     Case("floordiv_of_sum", "(4*x + 2) // 8", {}, "x // 2"),
     Case("floordiv_of_sum", "(s0*x + y) // s0", {"s0": (1, None)}, "x + y // s0"),
     Case("floordiv_of_sum", "(8*x - 8*y + 9 + z) // 8", {}, "x - y + 1 + (z + 1) // 8"),
+    Case("floordiv_of_sum", "(6*x) // 4", {}, "(3*x) // 2"),
+    Case("floordiv_of_sum", "(11*x) // 5", {"x": (0, 4)}, "2*x"),
+    Case("floordiv_of_sum", "(11*x + 3) // 5", {"x": (0, 1)}, "2*x"),
+    Case("cancel_common_factor", "(2*x + 4) // 6", {}, "(x + 2) // 3"),
+    Case("minmax_product", "Min(x, y)*Max(x, y)*z", {}, "x*y*z"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + y, 16)", {}, "x + CeilDiv(y, 16)"),
     Case("ceildiv_of_sum", "CeilDiv(3*x, 4)", {"x": (0, 2)}, "x"),
     Case("ceildiv_of_sum", "CeilDiv(16*x + 5*y, 5)", {"x": (0, 1)}, "y + CeilDiv(16*x, 5)"),
@@ -299,6 +304,27 @@ CASES = [
         {},
         "ModularIndexing(y - 1, 1, 2)",
     ),
+    Case(
+        "modular_indexing_of_sum",
+        "ModularIndexing(4*x + y, 2, 8)",
+        {"y": (0, 1)},
+        "ModularIndexing(2*x, 1, 8)",
+    ),
+    Case(
+        "modular_indexing_of_sum",
+        "ModularIndexing(5*x, 4, 8)",
+        {"x": (0, 3)},
+        "ModularIndexing(x, 1, 8)",
+    ),
+    Case(
+        "reduced_coefficients",
+        "ModularIndexing(360*x + y + 16, 1, 16)",
+        {},
+        "ModularIndexing(8*x + y, 1, 16)",
+    ),
+    Case("join_split_dims", "x - 8*(x // 8) + y", {}, "y + ModularIndexing(x, 1, 8)"),
+    Case("join_split_dims", "s*ModularIndexing(x, 1, 4) + 4*s*(x // 4)", {}, "s*(x // 1)"),
+    Case("remainders_in_dividend", "(x - ModularIndexing(x, 1, 21)) // 21", {}, "x // 21"),
     Case("multiple_of_modulus", "ModularIndexing(64*p + 64, 1, 32*p + 32)", {"p": (0, 5)}, "0"),
     Case(
         "floor_sums", "(g + 2561) // 4 + (g + 2562) // 4 + g // 4 + (g + 2559) // 4", {}, "g + 1919"
@@ -433,3 +459,72 @@ def test_join_loops_is_a_bijection(
     before = [tuple(ia.evaluate(e, p) for e in exprs) for p in _all_points(loops)]
     after = [tuple(ia.evaluate(e, p) for e in joined.indices) for p in _all_points(joined.ranges)]
     assert before == after
+
+
+#: Inputs a procedure must leave alone (None): each reaches one of its early exits.
+DECLINED = [
+    Case("floordiv_of_sum", "(3*x) // 8", {}, ""),  # one term, no common factor, c < q
+    Case("floordiv_of_sum", "(11*x) // 5", {"x": (0, 5)}, ""),  # the remainder carries
+    Case("floordiv_of_sum", "(3*x + 2*y) // 8", {"x": (0, 1), "y": (0, 1)}, ""),
+    Case("cancel_common_factor", "(x + 3) // 8", {}, ""),  # content 1 with a constant
+    Case("cancel_common_factor", "(2*x + 3) // 6", {}, ""),
+    Case("cancel_common_factor", "(x*y) // (s0*x + s0)", {}, ""),  # a constant, content 1
+    Case("cancel_common_factor", "(x*y + x) // (s0*y)", {}, ""),  # no factor in every term
+    Case("minmax_product", "x*Max(x, y)", {}, ""),  # no Min factor
+    Case("modular_indexing_of_sum", "ModularIndexing(x + 3, 4, 8)", {}, ""),
+    Case("cancel_ceil_floor", "x // 2 + y", {}, ""),  # no CeilDiv term
+    Case("remainders_in_dividend", "(x + y) // 8", {}, ""),  # no remainder term
+    Case("join_split_dims", "s*ModularIndexing(x, 1, 4) + 4*s*(x // 8)", {}, ""),  # 8 != 4
+    Case("join_split_dims", "x // s - 4*(x // (3*s))", {"s": (1, None)}, ""),  # 3 != 4
+    Case("reduced_coefficients", "ModularIndexing(3*x - y + 2, 1, 4)", {}, ""),  # reduced
+    Case("join_split_dims", "x + 2*y + 3", {}, ""),  # no digit
+    Case("join_split_dims", "ModularIndexing(x, 1, 4) + 4*(y // 4)", {}, ""),  # two indices
+    Case("floor_sums", "x // 4 + y", {}, ""),  # one floor division
+    Case("floor_sums", "x // 4 - (x + 1) // 8", {}, ""),  # no divisor shared
+    Case("floor_sums", "ModularIndexing(x, 1, 2) + y", {}, ""),  # one remainder mod 2
+    Case("balanced_remainder", "x // 8", {"x": (0, 1023)}, ""),  # one term, too wide a span
+    Case("balanced_remainder", "(5*x + 1) // 8", {"x": (0, 2)}, ""),  # no residue fits
+    Case("affine_on_few_values", "g // 2", {"g": (0, 5)}, ""),  # off the line at g = 2
+    Case("affine_on_few_values", "100 // (g - 2)", {"g": (0, 5)}, ""),  # divides by zero
+    Case("affine_on_few_values", "g + 3", {"g": (0, 5)}, ""),  # no division to remove
+    Case("affine_on_few_values", "g // 2 + h", {"g": (0, 5), "h": (0, 1)}, ""),  # two symbols
+]
+
+
+@pytest.mark.parametrize("case", DECLINED, ids=lambda c: f"{c.procedure}:{c.before}")
+def test_procedure_declines(case: Case) -> None:
+    proc = BY_NAME[case.procedure]
+    assert proc.fn(ia.parse(case.before), context_for(ia.as_ranges(case.ranges))) is None
+
+
+def test_balanced_remainder_one_term_within_span() -> None:
+    """One term whose span times the smaller residue fits below the divisor still fires."""
+    e = ia.parse("(3*x + 1) // 8")
+    assert BY_NAME["balanced_remainder"].fn(e, context_for(ia.as_ranges({"x": (0, 2)}))) is (
+        ia.parse("0")
+    )
+
+
+@pytest.mark.parametrize("depth", [3, 30])
+def test_affine_on_few_values_shallow_and_deep(depth: int) -> None:
+    """The line is read the same by the procedure's own evaluation (shallow expressions) and
+    by :func:`ia.evaluate` (deep ones)."""
+    g = ia.parse("g")
+    e = g
+    for _ in range(depth):
+        e = ia.ModularIndexing(e + 1, 1, 1000)
+    out = BY_NAME["affine_on_few_values"].fn(e, context_for(ia.as_ranges({"g": (0, 5)})))
+    assert out is g + depth
+
+
+@pytest.mark.parametrize(
+    "text", ["x", "x*y", "x + 1", "7", "x // 3", "ModularIndexing(x, 1, 4)", "Min(x, y)"]
+)
+@pytest.mark.parametrize("c", [-3, -1, 0, 1, 2])
+def test_scaled_is_mul(text: str, c: int) -> None:
+    """The procedures' shortcut for a multiple of a term builds :func:`mul`'s node."""
+    from indexalg.expr import mul
+    from indexalg.poly import scaled
+
+    m = ia.parse(text)
+    assert scaled(c, m) is mul(c, m)

@@ -32,14 +32,17 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import divide_exact, split_terms, term_factors
+from indexalg.poly import divide_exact, scaled, split_terms, term_factors
 from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["DIVSUM_PROCEDURES"]
 
 
 def _sum(terms: list[tuple[int, Expr]], const: int = 0) -> Expr:
-    return add(const, *(mul(c, m) for c, m in terms))
+    if const == 0 and len(terms) == 1:
+        c, m = terms[0]
+        return scaled(c, m)  # what add() of the one term (a monomial's multiple) gives
+    return add(const, *(scaled(c, m) for c, m in terms))
 
 
 def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr, Expr] | None:
@@ -50,16 +53,7 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
     or the constant disappears."""
     if type(q) is Integer:
         terms, const = split_terms(a)
-        qv: int = q.payload
-        whole = [(c // qv, m) for c, m in terms if c % qv == 0]
-        rest = [(c, m) for c, m in terms if c % qv != 0]
-        k = abs(const) // abs(qv) * (1 if (const >= 0) == (qv > 0) else -1)
-        r = const - k * qv
-        if not (remainder or whole or r == 0):
-            k, r = 0, const
-        if not whole and k == 0:
-            return None
-        return _sum(whole, k), _sum(rest, r)
+        return _pull_literal(terms, const, q.payload, remainder)
     if not _may_divide_a_term(q, a):
         return None
     terms, const = split_terms(a)
@@ -74,6 +68,21 @@ def _pull_multiples(a: Expr, q: Expr, *, remainder: bool = False) -> tuple[Expr,
     if not quotients:
         return None
     return add(*quotients), _sum(others, const)
+
+
+def _pull_literal(
+    terms: list[tuple[int, Expr]], const: int, qv: int, remainder: bool
+) -> tuple[Expr, Expr] | None:
+    """:func:`_pull_multiples` for a literal ``q`` (``qv``), from the split dividend."""
+    whole = [(c // qv, m) for c, m in terms if c % qv == 0]
+    k = abs(const) // abs(qv) * (1 if (const >= 0) == (qv > 0) else -1)
+    r = const - k * qv
+    if not (remainder or whole or r == 0):
+        k, r = 0, const
+    if not whole and k == 0:
+        return None
+    rest = [(c, m) for c, m in terms if c % qv != 0]
+    return _sum(whole, k), _sum(rest, r)
 
 
 def _may_divide_a_term(q: Expr, a: Expr) -> bool:
@@ -95,11 +104,15 @@ def _may_divide_a_term(q: Expr, a: Expr) -> bool:
     return False
 
 
-def _gcd_split(a: Expr, q: int, ctx: Context) -> tuple[Expr, int] | None:
-    """(L', g) with ``a // q == L' // (q/g)``: a == g*L' + S, 0 <= S < g, g | q, g > 1."""
-    terms, const = split_terms(a)
+def _gcd_split_terms(
+    terms: list[tuple[int, Expr]], const: int, q: int, ctx: Context
+) -> tuple[Expr, int] | None:
+    """(L', g) with ``a // q == L' // (q/g)`` for ``a`` split as ``(terms, const)``:
+    a == g*L' + S, 0 <= S < g, g | q, g > 1."""
     if not terms:
         return None
+    if len(terms) == 1 and gcd(q, terms[0][0]) <= 1:
+        return None  # the one candidate set, all the terms, has no common factor with q
     order = sorted(range(len(terms)), key=lambda i: -abs(terms[i][0]))
     for k in range(len(order), 0, -1):
         large = [terms[i] for i in order[:k]]
@@ -122,11 +135,19 @@ def _exact_quotient_by_range(a: Expr, q: int, ctx: Context) -> Expr | None:
     and the last term is 0 when ``0 <= sum(r*t) + r0 < q`` (TVM's ``16*x // 5 -> 3*x`` for
     ``0 <= x <= 4``)."""
     terms, const = split_terms(a)
-    if not terms:
-        return None
+    return _exact_quotient_terms(terms, const, q, ctx)
+
+
+def _exact_quotient_terms(
+    terms: list[tuple[int, Expr]], const: int, q: int, ctx: Context
+) -> Expr | None:
+    """:func:`_exact_quotient_by_range` of the split dividend."""
+    for c, _ in terms:
+        if c // q != 0:
+            break
+    else:
+        return None  # no term has a whole multiple of q (nor has a dividend of no terms)
     whole = [(c // q, m) for c, m in terms]
-    if all(k == 0 for k, _ in whole):
-        return None
     rest = _sum([(c % q, m) for c, m in terms], const % q)
     lo, hi = interval(rest, ctx)
     if lo >= 0 and hi < q:
@@ -136,18 +157,26 @@ def _exact_quotient_by_range(a: Expr, q: int, ctx: Context) -> Expr | None:
 
 def floordiv_of_sum(e: Expr, ctx: Context) -> Expr | None:
     a, q = e.args
-    if type(q) is Integer and q.payload < 0:
+    if type(q) is not Integer:
+        split = _pull_multiples(a, q)
+        if split is not None:
+            whole, rest = split
+            return add(whole, FloorDiv.make(rest, q))
         return None
-    split = _pull_multiples(a, q)
+    qv: int = q.payload
+    if qv < 0:
+        return None
+    terms, const = split_terms(a)  # once, for the three steps
+    split = _pull_literal(terms, const, qv, False)
     if split is not None:
         whole, rest = split
         return add(whole, FloorDiv.make(rest, q))
-    if type(q) is Integer and q.payload > 1:
-        g = _gcd_split(a, q.payload, ctx)
+    if qv > 1:
+        g = _gcd_split_terms(terms, const, qv, ctx)
         if g is not None:
             inner, gv = g
-            return FloorDiv.make(inner, q.payload // gv)
-        return _exact_quotient_by_range(a, q.payload, ctx)
+            return FloorDiv.make(inner, qv // gv)
+        return _exact_quotient_terms(terms, const, qv, ctx)
     return None
 
 
@@ -180,25 +209,30 @@ def mod_of_sum(e: Expr, ctx: Context) -> Expr | None:
 def modular_indexing_of_sum(e: Expr, ctx: Context) -> Expr | None:
     a, d, m = e.args
     period = mul(d, m)
-    split = _pull_multiples(a, period, remainder=True)
+    terms, const = split_terms(a)  # once, for every step with a literal divisor
+    if type(period) is Integer:
+        split = _pull_literal(terms, const, period.payload, True)
+    else:
+        split = _pull_multiples(a, period, remainder=True)
     if split is not None:
         return ModularIndexing.make(split[1], d, m)
     if type(d) is Integer and d.payload > 1:
-        g = _gcd_split(a, d.payload, ctx)
+        g = _gcd_split_terms(terms, const, d.payload, ctx)
         if g is not None:
             inner, gv = g
             return ModularIndexing.make(inner, d.payload // gv, m)
-    if type(d) is Integer and d.payload > 1:
-        linear = _exact_quotient_by_range(a, d.payload, ctx)
+        linear = _exact_quotient_terms(terms, const, d.payload, ctx)
         if linear is not None:
             return ModularIndexing.make(linear, 1, m)
     if d is not _ONE:
         # (d*A + B) // d == A + B // d; worth it only when B // d vanishes (0 <= B < d)
-        split = _pull_multiples(a, d)
+        if type(d) is Integer:
+            split = _pull_literal(terms, const, d.payload, False)
+        else:
+            split = _pull_multiples(a, d)
         if split is not None and _below(split[1], d, ctx):
             return ModularIndexing.make(split[0], 1, m)
     # c*MI(x, 1, M) == c*x - c*M*(x // M): drop the multiple of c*M when d*m divides it
-    terms, const = split_terms(a)
     for i, (c, t) in enumerate(terms):
         if type(t) is ModularIndexing and t.args[1] is _ONE:
             if exact_divides(period, mul(c, t.args[2])):

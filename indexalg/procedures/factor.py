@@ -36,11 +36,12 @@ from indexalg.expr import (
     Lt,
     Mod,
     ModularIndexing,
+    Mul,
     add,
     integer,
     mul,
 )
-from indexalg.poly import divide_exact, division_count, split_terms, term_factors
+from indexalg.poly import divide_exact, division_count, has_term_of, split_terms, term_factors
 from indexalg.procedures.base import Procedure
 
 __all__ = ["FACTOR_PROCEDURES"]
@@ -151,14 +152,14 @@ def _positive(v: Expr, ctx: Context) -> bool:
 def _common_factor(a: Expr, b: Expr) -> Expr | None:
     """The largest monomial (positive integer content times the factors every term shares)
     dividing both ``a`` and ``b``; None when it is 1."""
-    ta, ca = split_terms(a)
-    tb, cb = split_terms(b)
+    ta, ca = _terms(a)
+    tb, cb = _terms(b)
     terms = ta + tb
-    g = gcd(ca, cb, *(c for c, _ in terms))
+    g = gcd(ca, cb, *(term_factors(t)[0] for t in terms))
     shared: list[Expr] | None = None
     if ca == 0 and cb == 0 and terms:
-        for _, m in terms:
-            factors = list(term_factors(m)[1])
+        for t in terms:
+            factors = list(term_factors(t)[1])  # the factors of the term's monomial
             if shared is None:
                 shared = factors
                 continue
@@ -174,9 +175,35 @@ def _common_factor(a: Expr, b: Expr) -> Expr | None:
     return monomial
 
 
+def _terms(e: Expr) -> tuple[tuple[Expr, ...], int]:
+    """The terms and the constant of ``e`` as they are (what ``split_terms`` splits)."""
+    if type(e) is Integer:
+        return (), e.payload
+    if type(e) is Add:
+        return e.args, e.payload
+    return (e,), 0
+
+
+def _content(e: Expr) -> tuple[int, int]:
+    """(gcd of the term coefficients, constant) of ``e``, read without splitting terms."""
+    if type(e) is Integer:
+        return 0, e.payload
+    if type(e) is Add:
+        g = 0
+        for t in e.args:
+            g = gcd(g, t.payload if type(t) is Mul else 1)
+        return g, e.payload
+    return abs(e.payload) if type(e) is Mul else 1, 0
+
+
 def cancel_common_factor(e: Expr, ctx: Context) -> Expr | None:
     """``(g*A) // (g*B) -> A // B`` (also CeilDiv) and ``(g*A) mod (g*B) -> g*(A mod B)``."""
     a, b = e.args
+    ga, ca = _content(a)
+    gb, cb = _content(b)
+    if gcd(ga, gb, ca, cb) == 1 and (ca != 0 or cb != 0):
+        # :func:`_common_factor` would find content 1 and, with a constant, no shared factor
+        return None
     g = _common_factor(a, b)
     if g is None:
         return None
@@ -232,6 +259,8 @@ def cancel_ceil_floor(e: Expr, ctx: Context) -> Expr | None:
     ``k*FloorDiv(b + d - 1, d)`` for a literal ``d > 0`` where the sum holds a floor
     division ``b2 // d`` with ``b + d - 1 - b2`` a multiple ``q*d`` of ``d``: the term becomes
     ``k*(b2 // d + q)`` and meets the other (``CeilDiv(x, 8) - (x + 7) // 8 == 0``)."""
+    if not has_term_of(e, (CeilDiv,)):
+        return None  # the loop below reads only a multiple of one CeilDiv
     before = -1
     for i, t in enumerate(e.args):
         k, factors = term_factors(t)

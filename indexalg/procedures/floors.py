@@ -22,7 +22,7 @@ from indexalg.expr import (
     add,
     mul,
 )
-from indexalg.poly import divide_exact, has_term_of, split_terms, term_parts
+from indexalg.poly import divide_exact, has_term_of, split_terms, term_factors, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 from indexalg.procedures.size import size
 
@@ -89,8 +89,8 @@ def remainders_in_dividend(e: Expr, ctx: Context) -> Expr | None:
             return None
     else:
         a, c = e.args
-    if type(a) is not Add:
-        return None
+    if type(a) is not Add or not has_term_of(a, (ModularIndexing, Mod)):
+        return None  # the loop below reads only a multiple of one remainder
     best: Expr | None = None
     for t in a.args:
         k, m = term_parts(t)
@@ -135,13 +135,25 @@ def _pull(e: Expr, a: Expr, c: Expr) -> Expr | None:
 
 def _floor_terms(e: Expr) -> list[tuple[int, int, Expr, int, int]]:
     """(index, coefficient, dividend's terms as a sum, dividend's constant, c) of each
-    ``k*(a // c)`` term of the sum ``e`` with a literal ``c > 1``."""
-    out = []
+    ``k*(a // c)`` term of the sum ``e`` with a literal ``c > 1`` whose ``c`` another such
+    term shares: a term alone with its ``c`` is in no Hermite group (of c >= 2 members) and
+    no shifted pair, so its dividend is not rebuilt."""
+    found: list[tuple[int, int, Expr, int]] = []
     for i, t in enumerate(e.args):
-        k, m = term_parts(t)
-        if type(m) is FloorDiv and type(m.args[1]) is Integer and m.args[1].payload > 1:
-            terms, const = split_terms(m.args[0])
-            out.append((i, k, add(*(mul(q, x) for q, x in terms)), const, m.args[1].payload))
+        k, m = term_factors(t)
+        if len(m) != 1:
+            continue
+        f = m[0]
+        if type(f) is FloorDiv and type(f.args[1]) is Integer and f.args[1].payload > 1:
+            found.append((i, k, f.args[0], f.args[1].payload))
+    out: list[tuple[int, int, Expr, int, int]] = []
+    if len(found) < 2:
+        return out
+    divisors = [c for _, _, _, c in found]
+    for i, k, a, c in found:
+        if divisors.count(c) > 1:
+            terms, const = split_terms(a)
+            out.append((i, k, add(*(mul(q, x) for q, x in terms)), const, c))
     return out
 
 
@@ -194,10 +206,17 @@ def _shifted_floor(x: Expr, b: int, d: int, c: int) -> Expr:
 
 def _mod_two_pairs(e: Expr) -> Expr | None:
     """``k*((x + a) % 2) + k*((x + b) % 2)`` with ``a - b`` odd is ``k``."""
+    n_mods = 0
+    for t in e.args:
+        fs = term_factors(t)[1]
+        if len(fs) == 1 and _is_mod_two(fs[0]):
+            n_mods += 1
+    if n_mods < 2:
+        return None  # no pair: build no dividend
     mods = []
     for i, t in enumerate(e.args):
         k, m = term_parts(t)
-        if type(m) is ModularIndexing and m.args[1] is _ONE and m.args[2] is _TWO:
+        if _is_mod_two(m):
             terms, const = split_terms(m.args[0])
             mods.append((i, k, add(*(mul(q, y) for q, y in terms)), const))
     for n, (i, k, x, a) in enumerate(mods):
@@ -205,6 +224,10 @@ def _mod_two_pairs(e: Expr) -> Expr | None:
             if k2 == k and x2 is x and (a - b) % 2:
                 return add(_without(e, {i, j}), k)
     return None
+
+
+def _is_mod_two(m: Expr) -> bool:
+    return type(m) is ModularIndexing and m.args[1] is _ONE and m.args[2] is _TWO
 
 
 FLOOR_PROCEDURES = (

@@ -23,8 +23,19 @@ from typing import NamedTuple
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
-from indexalg.expr import Add, Expr, FloorDiv, Integer, ModularIndexing, Mul, _make_term, add, mul
-from indexalg.poly import divide_exact, term_factors, term_parts
+from indexalg.expr import (
+    Add,
+    Expr,
+    FloorDiv,
+    Integer,
+    ModularIndexing,
+    Mul,
+    _make_term,
+    add,
+    integer,
+    mul,
+)
+from indexalg.poly import divide_exact, scaled, term_factors, term_parts
 from indexalg.procedures.base import Procedure, _module_doc
 
 __all__ = ["JOIN_PROCEDURES", "join_split_dims"]
@@ -54,7 +65,12 @@ def _digits(terms: tuple[Expr, ...], indices: set[Expr], ctx: Context) -> list[_
             if j and f is factors[j - 1]:
                 continue  # a repeated factor offers the same reading
             if (tf is ModularIndexing or tf is FloorDiv) and f.args[0] in indices:
-                scale = mul(coeff, *factors[:j], *factors[j + 1 :])
+                if len(factors) == 1:
+                    scale = integer(coeff)  # what mul() of the coefficient alone gives
+                elif len(factors) == 2:
+                    scale = scaled(coeff, factors[1 - j])
+                else:
+                    scale = mul(coeff, *factors[:j], *factors[j + 1 :])
                 if tf is ModularIndexing:
                     out.append(_Digit(i, scale, f.args[0], f.args[1], f.args[2]))
                 else:
@@ -155,34 +171,51 @@ def _pairable(terms: tuple[Expr, ...]) -> set[Expr]:
     return out
 
 
+def _has_digit(terms: tuple[Expr, ...]) -> bool:
+    """Whether a term has a ModularIndexing or FloorDiv factor (a reading for
+    :func:`_pairable`), read without building anything."""
+    for t in terms:
+        if type(t) is Mul:
+            for f in t.args:
+                if type(f) is ModularIndexing or type(f) is FloorDiv:
+                    return True
+        elif type(t) is ModularIndexing or type(t) is FloorDiv:
+            return True
+    return False
+
+
+def _product(a: Expr, b: Expr) -> Expr:
+    """``mul(a, b)``; two literals multiplied directly (the literal mul gives)."""
+    if type(a) is Integer and type(b) is Integer:
+        return integer(a.payload * b.payload)
+    return mul(a, b)
+
+
+def _another_of(digits: list[_Digit], g: _Digit, d: Expr | None = None) -> bool:
+    """Whether a reading of another term has the base of ``g`` (and the divisor ``d``,
+    where one is given)."""
+    for h in digits:
+        if h.pos != g.pos and h.base is g.base and (d is None or h.d is d):
+            return True
+    return False
+
+
 def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
     # Every search below is "the first lo, then the first hi that pairs with it" over the
     # digits in order.  In a long sum the candidates come from tables keyed by what a pair
     # must share (the checks stay the same), so a sum of n terms costs O(n), not O(n^2): the
     # same pair is found, and a 10,000-term sum no longer takes minutes.
     terms = e.args
+    if not _has_digit(terms):
+        return None
     indices = _pairable(terms)
     if not indices:
         return None
     digits = _digits(terms, indices, ctx)
     big = len(digits) >= _TABLES_FROM
-    by_upper = _by_key(digits, lambda g: (g.base, g.d, g.scale)) if big else None
-    for lo in digits:
-        if lo.m is None:
-            continue
-        upper_d = mul(lo.d, lo.m)
-        upper_scale = mul(lo.scale, lo.m)
-        his = digits if by_upper is None else by_upper.get((lo.base, upper_d, upper_scale), [])
-        for hi in his:
-            if hi.pos == lo.pos or hi.base is not lo.base or hi.d is not upper_d:
-                continue
-            if hi.scale is not upper_scale:
-                continue
-            if hi.m is None:
-                joined = FloorDiv.make(lo.base, lo.d)
-            else:
-                joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
-            return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
+    joined_upper = _join_upper_digit(e, digits, big)
+    if joined_upper is not None:
+        return joined_upper
     floors = _by_key(digits, lambda g: (g.base, g.d) if g.m is None else None) if big else None
     joined_sum = _join_sum_modulus(e, digits, floors)
     if joined_sum is not None:
@@ -202,7 +235,7 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
                 joined = FloorDiv.make(add(lo.base, 1), 2)
                 return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
     # s*(x // d) - s*m*(x // (d*m)) == s*MI(x, d, m); s*x - s*c*(x // c) == s*MI(x, 1, c)
-    plain = _plain_terms(terms)
+    plain: dict[Expr, tuple[int, int]] | None = None  # built at its first use
     same_base: dict[object, list[_Digit]] | None = None
     by_ratio: dict[object, list[_Digit]] | None = None
     if big:
@@ -227,12 +260,44 @@ def join_split_dims(e: Expr, ctx: Context) -> Expr | None:
             if hi.scale is mul(-1, lo.scale, m):
                 mi = ModularIndexing.make(lo.base, lo.d, m)
                 return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, mi))
+        if type(hi.d) is not Integer:
+            continue
+        if plain is None:
+            plain = _plain_terms(terms)
         hit = plain.get(hi.base)
-        if hit is not None and type(hi.d) is Integer:
+        if hit is not None:
             i, c = hit
             if hi.scale is mul(-c, hi.d):
                 mi = ModularIndexing.make(hi.base, 1, hi.d)
                 return _rebuild(e, (i, hi.pos), mul(c, mi))
+    return None
+
+
+def _join_upper_digit(e: Expr, digits: list[_Digit], big: bool) -> Expr | None:
+    """``s*MI(x, d, m1) + s*m1*MI(x, d*m1, m2) == s*MI(x, d, m1*m2)`` and
+    ``s*MI(x, d, m1) + s*m1*(x // (d*m1)) == s*(x // d)``: the first lower digit, then the
+    first upper one that pairs with it."""
+    by_upper = _by_key(digits, lambda g: (g.base, g.d, g.scale)) if big else None
+    for lo in digits:
+        if lo.m is None:
+            continue
+        if by_upper is None and not _another_of(digits, lo):
+            continue  # no candidate passes the first test below: build no upper digit
+        upper_d = _product(lo.d, lo.m)
+        if by_upper is None and not _another_of(digits, lo, upper_d):
+            continue  # nor one with the upper divisor: build no upper scale
+        upper_scale = mul(lo.scale, lo.m)
+        his = digits if by_upper is None else by_upper.get((lo.base, upper_d, upper_scale), [])
+        for hi in his:
+            if hi.pos == lo.pos or hi.base is not lo.base or hi.d is not upper_d:
+                continue
+            if hi.scale is not upper_scale:
+                continue
+            if hi.m is None:
+                joined = FloorDiv.make(lo.base, lo.d)
+            else:
+                joined = ModularIndexing.make(lo.base, lo.d, mul(lo.m, hi.m))
+            return _rebuild(e, (lo.pos, hi.pos), mul(lo.scale, joined))
     return None
 
 

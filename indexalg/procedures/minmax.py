@@ -177,6 +177,11 @@ def _common_shift(xs: tuple[Expr, ...], ys: tuple[Expr, ...]) -> int | None:
 
 def minmax_product(e: Expr, ctx: Context) -> Expr | None:
     """``Min(a, b)*Max(a, b)`` is ``a*b``."""
+    for m in e.args:
+        if type(m) is Min:
+            break
+    else:
+        return None  # no Min factor (the common product)
     args = list(e.args)
     for i, m in enumerate(args):
         if type(m) is not Min or len(m.args) != 2:

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import itertools
 from math import gcd
+from typing import Any
 
 from indexalg.analysis.context import Context
 from indexalg.analysis.interval import interval
 from indexalg.errors import IndexAlgError
-from indexalg.evaluate import evaluate
+from indexalg.evaluate import EVAL_TABLE, evaluate
 from indexalg.expr import (
     Add,
     Expr,
@@ -37,13 +38,14 @@ from indexalg.expr import (
     Integer,
     Mod,
     ModularIndexing,
+    Mul,
     add,
     integer,
     mul,
 )
-from indexalg.poly import split_terms
+from indexalg.poly import scaled, split_terms
 from indexalg.procedures.base import Procedure, _module_doc
-from indexalg.procedures.size import size
+from indexalg.procedures.size import _NONPOLY, size
 
 __all__ = ["RESIDUE_PROCEDURES"]
 
@@ -74,16 +76,27 @@ def balanced_remainder(e: Expr, ctx: Context) -> Expr | None:
     terms, b = split_terms(a)
     if not terms or len(terms) > _MAX_TERMS:
         return None
+    span = -1
     if len(terms) == 1 and not ctx.facts and terms[0][0] % c:
         # one term q*m, each residue r non-zero: the interval of r*m is m's scaled by r,
         # with an infinite side where m's has one (no candidate is bounded)
         lo_m, hi_m = interval(terms[0][1], ctx)
         if type(lo_m) is not int or type(hi_m) is not int:
             return None
+        # and its width |r| times m's: where that is over c - 1, so is the width of the
+        # interval of the node r*m (that one, if cached looser, only wider)
+        span = hi_m - lo_m
+        if span > c - 1:
+            return None
     options = [sorted({q % c, q % c - c} if q % c else {0}, key=abs) for q, _ in terms]
     best: Expr | None = None
     for rs in itertools.product(*options):
-        rest = add(*(mul(r, m) for r, (_, m) in zip(rs, terms)))
+        if span > 0 and abs(rs[0]) * span > c - 1:
+            continue
+        if len(rs) == 1:
+            rest = scaled(rs[0], terms[0][1])  # what add() of the one term gives
+        else:
+            rest = add(*(scaled(r, m) for r, (_, m) in zip(rs, terms)))
         lo, hi = interval(rest, ctx)
         if type(lo) is not int or type(hi) is not int or hi - lo > c - 1:
             continue
@@ -124,6 +137,22 @@ def _same_sign_residue(q: int, c: int) -> int:
     return q % c if q >= 0 else -((-q) % c)
 
 
+def _reduced(a: Expr, c: int) -> bool:
+    """Whether the constant and every coefficient of ``a`` lie strictly between ``-c`` and
+    ``c`` (each its own residue of the same sign), read from the canonical form; ``c > 1``,
+    so a coefficient 1 does."""
+    if type(a) is Integer or type(a) is Mul:
+        return bool(-c < a.payload < c)
+    if type(a) is not Add:
+        return True
+    if not -c < a.payload < c:
+        return False
+    for t in a.args:
+        if type(t) is Mul and not -c < t.payload < c:
+            return False
+    return True
+
+
 def reduced_coefficients(e: Expr, ctx: Context) -> Expr | None:
     """``ModularIndexing(a, 1, c)`` with each coefficient and the constant of ``a``
     replaced by its residue modulo ``c`` of the same sign."""
@@ -133,6 +162,8 @@ def reduced_coefficients(e: Expr, ctx: Context) -> Expr | None:
     if split is None:
         return None
     a, c = split
+    if _reduced(a, c):
+        return None  # every residue is its coefficient: the rebuilt dividend is ``a``
     terms, b = split_terms(a)
     new = add(_same_sign_residue(b, c), *(mul(_same_sign_residue(q, c), m) for q, m in terms))
     if new is a:
@@ -183,6 +214,9 @@ def constant_quotient(e: Expr, ctx: Context) -> Expr | None:
 
 #: The most values of the one symbol :func:`affine_on_few_values` evaluates at.
 _FEW = 16
+#: The deepest expression :func:`_affine_line` evaluates by plain recursion (as
+#: :func:`~indexalg.evaluate.evaluate` does up to this depth).
+_SHALLOW = 24
 
 
 def affine_on_few_values(e: Expr, ctx: Context) -> Expr | None:
@@ -191,22 +225,75 @@ def affine_on_few_values(e: Expr, ctx: Context) -> Expr | None:
     (tinygrad's ``gidx // 4 + (gidx + 2) // 4 + (gidx + 3) // 4 + (gidx + 1) // 4`` is
     ``gidx`` for ``gidx`` in ``[0, 2]``)."""
     syms = e.symbol_set
-    if len(syms) != 1 or size(e)[0] == 0:
+    if len(syms) != 1:
         return None
     (sym,) = syms
     lo, hi = interval(sym, ctx)
     if type(lo) is not int or type(hi) is not int or hi - lo + 1 > _FEW:
         return None
-    name = sym.payload
-    try:
-        values = [evaluate(e, {name: v}) for v in range(lo, hi + 1)]
-    except IndexAlgError:
+    # a FloorDiv or ModularIndexing is itself a division; a sum needs one among its nodes
+    if type(e) is Add and not _has_division(e):
         return None
-    slope = values[1] - values[0] if len(values) > 1 else 0
-    if any(values[i] != values[0] + slope * i for i in range(len(values))):
+    line = _affine_line(e, sym, lo, hi)
+    if line is None:
         return None
-    out = add(values[0] - slope * lo, mul(slope, sym))
-    return out if size(out) < size(e) else None
+    v0, slope = line
+    # the result is division-free, so it measures less than ``e`` (which holds a division)
+    return add(v0 - slope * lo, mul(slope, sym))
+
+
+def _has_division(e: Expr) -> bool:
+    """Whether ``e`` holds a node :func:`size` counts as non-polynomial (``size(e)[0] > 0``)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if type(x) in _NONPOLY:
+            return True
+        stack.extend(x.args)
+    return False
+
+
+def _affine_line(e: Expr, sym: Expr, lo: int, hi: int) -> tuple[int, int] | None:
+    """(value at ``lo``, slope) where ``e``, of the one symbol ``sym``, evaluates at every
+    value in ``[lo, hi]`` to an affine function of it; None where one value is off the
+    line of the first two or an evaluation fails (stopping at the first such value)."""
+    if e.depth > _SHALLOW:
+        name = sym.payload
+        try:
+            values = [evaluate(e, {name: v}) for v in range(lo, hi + 1)]
+        except IndexAlgError:
+            return None
+        slope = values[1] - values[0] if len(values) > 1 else 0
+        if any(values[i] != values[0] + slope * i for i in range(len(values))):
+            return None
+        return values[0], slope
+    # values as the handlers give them (int, or bool for a claim): typed Any, which mypyc
+    # leaves as Python objects (it would read the evaluator's int | bool as int)
+    memo: dict[Expr, Any] = {}
+
+    def ev(x: Expr) -> Any:
+        hit = memo.get(x)
+        if hit is not None:
+            return hit
+        r = EVAL_TABLE[type(x)](x, ev)
+        memo[x] = r
+        return r
+
+    v0 = slope = 0
+    for i in range(hi - lo + 1):
+        memo.clear()
+        memo[sym] = lo + i  # the one symbol: the lookup evaluate() makes by its name
+        try:
+            v: int = ev(e)
+        except IndexAlgError:
+            return None
+        if i == 0:
+            v0 = v
+        elif i == 1:
+            slope = v - v0
+        elif v != v0 + slope * i:
+            return None
+    return v0, slope
 
 
 _DOC = _module_doc(__name__)
