@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Union
 
 from indexalg.errors import IndexAlgError, ParseError, RangeError
+from indexalg.expr import _DATA as _INTERNED
 from indexalg.expr import Expr, Integer, Symbol, _symbol, add, as_expr, integer
 from indexalg.memo import Memo
 from indexalg.parse import parse
@@ -136,8 +137,23 @@ def read_spec(
     #: the symbols with a bound other than a literal (only they can be in a cycle)
     linked: dict[Expr, tuple[Bound, Bound]] = {}
     for k, spec in ranges.items():
-        key = _range_key(k)
+        ref = _INTERNED.get((Symbol, k, ())) if type(k) is str else None
+        key = ref() if ref is not None else None  # a symbol made before: its name is valid
+        if key is None:
+            key = _range_key(k)
         if type(key) is Symbol:
+            if type(spec) is tuple and len(spec) == 2:  # (lo, hi) of expressions or None: as given
+                lo, hi = spec
+                if (lo is None or type(lo) is Integer) and (hi is None or type(hi) is Integer):
+                    if lo is not None and hi is not None and lo.payload > hi.payload:
+                        raise RangeError(f"range of {key.payload}: empty range [{lo}, {hi}]")
+                    out[key] = spec
+                    continue
+                if (lo is None or (isinstance(lo, Expr) and not lo.is_bool)) and (
+                    hi is None or (isinstance(hi, Expr) and not hi.is_bool)
+                ):  # integer expressions, one at least not a literal
+                    out[key] = linked[key] = spec
+                    continue
             pair = out[key] = _normalise_one(key.payload, spec)
             lo, hi = pair
             if (lo is not None and type(lo) is not Integer) or (

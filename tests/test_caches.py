@@ -27,6 +27,7 @@ SKIPPED = ("indexalg.inductor", "indexalg.testing", "indexalg.cli")
 #: Tables that fill up but hold no answers, each with the reason.
 NOT_MEMOS = {
     "indexalg.expr": "the node store: interning, weakly held (a node is not an answer)",
+    "indexalg._rangespec._INTERNED": "the node store of indexalg.expr, read for symbols by name",
     "indexalg.simplify.driver._DEFAULT_PROCS": "derived once from the default procedures",
     "indexalg.simplify.driver._DEFAULT_INDEX": "derived once from the default rules",
 }
