@@ -129,6 +129,22 @@ def test_expression_keyed_ranges_do_not_crash(installed, syms):
         assert plug.counters()["simplify_with_ranges"]["dropped"] == {"expression_range_key": 1}
 
 
+def test_a_range_key_that_is_a_constant_is_dropped_not_an_error(installed, syms):
+    """A var_ranges key that converts to a literal (seen on the GPU zoo: 21 RangeErrors
+    "ranges are keyed by symbols ..., got 0" caught by the fallback wrapper) says nothing
+    about the index's symbols: dropped and counted, the index still simplified."""
+    import sympy
+    from torch.utils._sympy.functions import ModularIndexing
+
+    x, _y, _s0, env, Allocator = syms
+    sv = Allocator(env)
+    out = sv.simplify_with_ranges(ModularIndexing(x, 1, 64), {x: 16, sympy.Integer(0): 1})
+    assert out == x
+    c = plug.counters()["simplify_with_ranges"]
+    assert c["dropped"] == {"constant_range_key": 1}
+    assert c["answered"] == 1 and not c.get("errors")
+
+
 def test_symbolic_sizes_and_shape_env_ranges(installed, syms):
     from torch.utils._sympy.functions import FloorDiv, ModularIndexing
 

@@ -256,6 +256,9 @@ def _inductor_ranges(
         kx = _convert.to_ia(key)
         if not kx.symbol_set <= names:
             continue
+        if not kx.symbol_set:  # a key that converts to a constant: no fact about e's symbols
+            st.dropped["constant_range_key"] += 1
+            continue
         if not expression_keys_supported():
             st.dropped["expression_range_key"] += 1
             continue
