@@ -147,16 +147,16 @@ def instantiate(p: Expr, b: Binding) -> Expr:
         if len(args) == 2:
             # ``d*m`` with ``d`` bound to a literal that makes the product ``m`` itself:
             # what mul() returns for a non-sum ``m`` (a sum it would build again)
-            x, y = args
-            if type(y) is Integer:
-                x, y = y, x
+            # (no swap of the two names: mypyc kept a name's narrowed type through one and
+            # refused the other operand there)
+            lit, other = (args[1], args[0]) if type(args[1]) is Integer else (args[0], args[1])
             if (
-                type(x) is Integer
-                and type(y) is not Integer
-                and type(y) is not Add
-                and p.payload * x.payload == 1
+                type(lit) is Integer
+                and type(other) is not Integer
+                and type(other) is not Add
+                and p.payload * lit.payload == 1
             ):
-                return y
+                return other
         return mul(p.payload, *args)
     return p.rebuild(tuple(instantiate(a, b) for a in p.args))
 
