@@ -280,8 +280,13 @@ def _refuted(
 
 def _may_correlate(a: Expr, b: Expr, ctx: Context) -> bool:
     """Whether deciding on ``b - a`` can beat separate intervals: shared symbols, or
-    symbolic ranges in play."""
-    if ctx.dependent:
+    symbolic ranges in play: a side mentions a symbol of one (:attr:`Context.symbolic`),
+    or expression facts are assumed beside them."""
+    if ctx.dependent and (
+        ctx.facts
+        or not a.symbol_set.isdisjoint(ctx.symbolic)
+        or not b.symbol_set.isdisjoint(ctx.symbolic)
+    ):
         return True
     if type(a) is Integer or type(b) is Integer:
         return False

@@ -94,6 +94,7 @@ class Context:
         "bounds",
         "size_symbols",
         "dependent",
+        "symbolic",
         "eliminable",
         "query",
         "facts",
@@ -126,6 +127,9 @@ class Context:
         self.size_symbols: frozenset[Expr] = frozenset(referenced)
         #: symbols whose range refers to other symbols: eliminated in symbolic bounds
         self.dependent: frozenset[Expr] = frozenset(dependent)
+        #: the symbols of symbolic ranges: those ranged through others and those they
+        #: refer to (a claim over none of them is decided by its sides' intervals)
+        self.symbolic: frozenset[Expr] = self.size_symbols | self.dependent
         #: symbols public bounds are not expressed in: every ranged symbol except sizes
         self.eliminable: frozenset[Expr] = (
             frozenset(self.bounds)
