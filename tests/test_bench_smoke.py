@@ -333,3 +333,15 @@ def test_dynamic_heavy_cases_use_symbolic_shape_modes_only() -> None:
     assert all(c.workload.startswith("dyn_") for c in cases)
     assert all(c.mode in PLAN[c.shape_mode] for c in cases)
     assert len(build_cases(None, list(MODES), ("static", "dynamic", "mark_dynamic"))) == 1200
+
+
+def test_bench_ab_compares_a_tree_with_itself() -> None:
+    """bench.ab on the checkout against itself (20 cases, one round): both sides run, the
+    outputs agree, and a ratio is printed for each corpus."""
+    from bench.ab import compare
+
+    root = str(Path(__file__).resolve().parent.parent)
+    lines = compare(root, root, "static", rounds=1, limit=20)
+    assert lines[-1].endswith("outputs differing: 0"), lines
+    assert lines[0].split(",")[-1] == lines[1].split(",")[-1]  # the same outputs digest
+    assert "B/A: median" in lines[-1]
