@@ -24,6 +24,7 @@ affine function it equals there, where it is one.  Every result measures less th
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from math import gcd
 from typing import Any
 
@@ -257,18 +258,32 @@ def _affine_line(e: Expr, sym: Expr, lo: int, hi: int) -> tuple[int, int] | None
     """(value at ``lo``, slope) where ``e``, of the one symbol ``sym``, evaluates at every
     value in ``[lo, hi]`` to an affine function of it; None where one value is off the
     line of the first two or an evaluation fails (stopping at the first such value)."""
-    if e.depth > _SHALLOW:
-        name = sym.payload
+    at = _evaluator(e, sym)
+    v0 = slope = 0
+    for i in range(hi - lo + 1):
         try:
-            values = [evaluate(e, {name: v}) for v in range(lo, hi + 1)]
+            v: int = at(lo + i)
         except IndexAlgError:
             return None
-        slope = values[1] - values[0] if len(values) > 1 else 0
-        if any(values[i] != values[0] + slope * i for i in range(len(values))):
+        if i == 0:
+            v0 = v
+        elif i == 1:
+            slope = v - v0
+        elif v != v0 + slope * i:
             return None
-        return values[0], slope
-    # values as the handlers give them (int, or bool for a claim): typed Any, which mypyc
-    # leaves as Python objects (it would read the evaluator's int | bool as int)
+    return v0, slope
+
+
+def _evaluator(e: Expr, sym: Expr) -> Callable[[int], Any]:
+    """``e``'s value with its one symbol ``sym`` at a given value: :func:`evaluate` for a
+    deep ``e`` (it evaluates those without deep recursion), else the handlers of
+    :data:`EVAL_TABLE` over a memo that holds ``sym``'s value (what ``evaluate`` finds by
+    the name, without re-reading an environment at each value).  Values are typed Any,
+    which mypyc leaves as Python objects (it would read the evaluator's int | bool as
+    int)."""
+    if e.depth > _SHALLOW:
+        name = sym.payload
+        return lambda v: evaluate(e, {name: v})
     memo: dict[Expr, Any] = {}
 
     def ev(x: Expr) -> Any:
@@ -279,21 +294,12 @@ def _affine_line(e: Expr, sym: Expr, lo: int, hi: int) -> tuple[int, int] | None
         memo[x] = r
         return r
 
-    v0 = slope = 0
-    for i in range(hi - lo + 1):
+    def at(v: int) -> Any:
         memo.clear()
-        memo[sym] = lo + i  # the one symbol: the lookup evaluate() makes by its name
-        try:
-            v: int = ev(e)
-        except IndexAlgError:
-            return None
-        if i == 0:
-            v0 = v
-        elif i == 1:
-            slope = v - v0
-        elif v != v0 + slope * i:
-            return None
-    return v0, slope
+        memo[sym] = v
+        return ev(e)
+
+    return at
 
 
 _DOC = _module_doc(__name__)
